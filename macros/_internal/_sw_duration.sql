@@ -1,0 +1,71 @@
+{#-
+    _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false)
+
+    The one place durations are read. Accepts '<integer> <unit>' with an optional leading
+    `interval` and optional quotes around the integer (Flink's `INTERVAL '5' MINUTE`), unit one of
+    millisecond, second, minute, hour, day (singular or plural, any case). Returns the duration
+    in microseconds as a Python integer, so no size can overflow at render time.
+-#}
+{% macro _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false) %}
+    {%- set units = {
+        'millisecond': 1000,
+        'second': 1000000,
+        'minute': 60000000,
+        'hour': 3600000000,
+        'day': 86400000000,
+    } -%}
+    {%- set accepted -%}
+        a string '<integer> <unit>' such as '5 minutes' or 'interval 1 hour'
+        {%- if allow_negative %} (a leading '-' is allowed){% endif -%}
+        , unit one of millisecond, second, minute, hour, day (singular or plural)
+    {%- endset -%}
+    {%- if value is not string -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " (" ~ value ~ ") is not a duration; expected " ~ accepted) }}
+    {%- endif -%}
+    {%- set words = value.lower().split() -%}
+    {%- if words | length > 0 and words[0] == 'interval' -%}
+        {%- set words = words[1:] -%}
+    {%- endif -%}
+    {%- set number = (words[0] if words | length == 2 else '').strip("'") -%}
+    {%- set unit = words[1] if words | length == 2 else '' -%}
+    {%- set negative = number.startswith('-') -%}
+    {%- set digits = number[1:] if negative else number -%}
+    {%- if unit.endswith('s') and unit[:-1] in units -%}
+        {%- set unit = unit[:-1] -%}
+    {%- endif -%}
+    {%- if not digits.isdigit() or unit not in units -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a duration; expected " ~ accepted) }}
+    {%- endif -%}
+    {%- set micros = (digits | int) * units[unit] -%}
+    {%- if negative and not allow_negative and micros != 0 -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must not be negative; expected " ~ accepted) }}
+    {%- endif -%}
+    {%- if micros == 0 and not allow_zero -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must be greater than zero; expected " ~ accepted) }}
+    {%- endif -%}
+    {{ return(-micros if negative else micros) }}
+{% endmacro %}
+
+
+{#- The offset in microseconds (0 when none), reduced modulo the size as Flink does. -#}
+{% macro _sw_offset_us(offset, size_us, macro_name) %}
+    {%- if offset is none -%}
+        {{ return(0) }}
+    {%- endif -%}
+    {%- set offset_us = _sw_duration_us(offset, macro_name, 'offset', allow_negative=true, allow_zero=true) -%}
+    {{ return(offset_us % size_us) }}
+{% endmacro %}
+
+
+{#- Checks that `size_us` is a whole multiple of `unit_us`, e.g. a hop size of its slide. -#}
+{% macro _sw_require_multiple(size, size_us, unit_name, unit, unit_us, macro_name) %}
+    {%- if size_us % unit_us != 0 -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": size ('" ~ size ~ "') must be a whole multiple of " ~ unit_name
+            ~ " ('" ~ unit ~ "'), as in Flink; for example size '1 hour' with " ~ unit_name ~ " '5 minutes'") }}
+    {%- endif -%}
+{% endmacro %}

@@ -1,0 +1,99 @@
+"""Render the project's macros with plain Jinja, without dbt or Spark.
+
+dbt compiles each ``{% macro %}`` block on its own and calls macros through its context, with
+``return()``, ``exceptions.raise_compiler_error`` and ``adapter.dispatch``. This module gives the
+macro files the same small context so fast tests can render them with many arguments and parse
+the SQL with sqlglot. It only runs the project's Jinja; it computes no window itself.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import jinja2.sandbox
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+MACRO_DIR = PROJECT_DIR / "macros"
+MACRO_BLOCK = re.compile(
+    r"{%-?\s*macro\s+(\w+)\s*\(.*?{%-?\s*endmacro\s*-?%}",
+    re.DOTALL,
+)
+
+
+class CompilerError(Exception):
+    """What ``exceptions.raise_compiler_error`` raises in dbt, as a Python exception."""
+
+
+class _MacroReturn(Exception):
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+
+def _return(value):
+    raise _MacroReturn(value)
+
+
+def _raise_compiler_error(message):
+    raise CompilerError(message)
+
+
+class _Adapter:
+    def __init__(self, renderer: MacroRenderer, adapter_type: str):
+        self._renderer = renderer
+        self._type = adapter_type
+
+    def type(self) -> str:
+        return self._type
+
+    def dispatch(self, name: str, macro_namespace: str | None = None):
+        for candidate in (f"{self._type}__{name}", f"default__{name}"):
+            if candidate in self._renderer.macros:
+                return self._renderer.macros[candidate]
+        raise CompilerError(f"no {self._type}__{name} or default__{name} macro")
+
+
+class MacroRenderer:
+    """Loads every macro file under ``macros/``; ``call(name, ...)`` renders one macro."""
+
+    def __init__(self, adapter_type: str = "spark", macro_dir: Path = MACRO_DIR):
+        self.env = jinja2.sandbox.SandboxedEnvironment(
+            extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined
+        )
+        self.macros: dict[str, object] = {}
+        self.env.globals.update(
+            {
+                "return": _return,
+                "exceptions": SimpleNamespace(raise_compiler_error=_raise_compiler_error),
+                "modules": SimpleNamespace(re=re, datetime=datetime),
+                "adapter": _Adapter(self, adapter_type),
+                "spark_windows": SimpleNamespace(),
+            }
+        )
+        for path in sorted(macro_dir.rglob("*.sql")):
+            for match in MACRO_BLOCK.finditer(path.read_text()):
+                self._add(match.group(1), match.group(0))
+        self.env.globals["spark_windows"] = SimpleNamespace(**self.macros)
+
+    def _add(self, name: str, source: str) -> None:
+        if name in self.macros:
+            raise ValueError(f"macro {name} is defined twice")
+        # Jinja does not export names that start with "_" from a module: re-export the macro.
+        module = self.env.from_string(source + f"{{% set exported_macro = {name} %}}").module
+        macro = module.exported_macro
+
+        def call(*args, **kwargs):
+            try:
+                return macro(*args, **kwargs)
+            except _MacroReturn as returned:
+                return returned.value
+
+        self.macros[name] = call
+        self.env.globals[name] = call
+
+    def call(self, name: str, *args, **kwargs):
+        return self.macros[name](*args, **kwargs)
