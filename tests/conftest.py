@@ -1,0 +1,43 @@
+"""Shared fixtures. Fast tests need nothing; slow tests share one dbt build on one Spark JVM."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from dbt_harness import PROJECT_DIR, Warehouse, configure_environment, run_dbt  # noqa: E402
+from macro_renderer import MacroRenderer  # noqa: E402
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--target",
+        default=os.environ.get("SPARK_WINDOWS_TARGET", "local"),
+        help="dbt target of profiles/profiles.yml for the slow tests (default: local)",
+    )
+
+
+@pytest.fixture(scope="session")
+def renderer() -> MacroRenderer:
+    return MacroRenderer()
+
+
+@pytest.fixture(scope="session")
+def dbt_target(request) -> str:
+    return request.config.getoption("--target")
+
+
+@pytest.fixture(scope="session")
+def warehouse(dbt_target) -> Warehouse:
+    """Builds every seed, model and data test once, then hands out the Spark session."""
+    configure_environment(PROJECT_DIR / ".spark_state" / f"tests-{dbt_target}", dbt_target)
+    run_dbt(["build", "--target", dbt_target])
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+    return Warehouse(spark=spark, schema=os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))

@@ -1,0 +1,132 @@
+"""Fast tests: render the window macros with plain Jinja and check the SQL with sqlglot."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from macro_renderer import CompilerError, MacroRenderer
+
+pytestmark = pytest.mark.fast
+
+RELATIONS = ["events", "`analytics`.`events`", "(select * from raw_events where k <> 'x')"]
+DURATIONS = ["1 second", "5 minutes", "interval 1 hour", "INTERVAL '15' MINUTE", "250 milliseconds", "2 Days"]
+OFFSETS = [None, "0 seconds", "-8 hours", "interval '90' minute", "-1 millisecond"]
+
+
+def window_calls():
+    for relation, size, offset in itertools.product(RELATIONS, DURATIONS, OFFSETS):
+        yield ("tumble", relation, "ts", size, offset)
+    for relation, (slide, ratio), offset in itertools.product(
+        RELATIONS, [("1 second", 2), ("5 minutes", 12), ("250 milliseconds", 3)], OFFSETS
+    ):
+        size = f"{int(slide.split()[0]) * ratio} {slide.split()[1]}"
+        yield ("hop", relation, "ts", slide, size, offset)
+        yield ("cumulate", relation, "ts", slide, size, offset)
+    for relation, gap, keys in itertools.product(
+        RELATIONS, DURATIONS, [None, [], ["k"], ["tenant", "user_id"]]
+    ):
+        yield ("session", relation, "ts", gap, keys)
+
+
+@pytest.mark.parametrize("call", list(window_calls()), ids=lambda call: repr(call))
+def test_rendered_window_sql_is_spark_sql_with_the_window_columns(renderer, call):
+    sql = f"select * from {renderer.call(*call)}"
+    tree = sqlglot.parse_one(sql, read="spark")
+    inner = tree.find(exp.Subquery).this
+    names = [projection.alias_or_name for projection in inner.expressions]
+    assert names[-3:] == ["window_start", "window_end", "window_time"]
+    assert names[0] == "*", "every input column comes first"
+    # no helper column escapes into the output
+    assert not [name for name in names if name.startswith("__sw")]
+
+
+@pytest.mark.parametrize(
+    "value, micros",
+    [
+        ("5 minutes", 300_000_000),
+        ("1 minute", 60_000_000),
+        ("interval 1 hour", 3_600_000_000),
+        ("INTERVAL '15' MINUTE", 900_000_000),
+        ("250 milliseconds", 250_000),
+        ("1 millisecond", 1_000),
+        ("3 seconds", 3_000_000),
+        ("2 Days", 172_800_000_000),
+        ("  7   hours ", 25_200_000_000),
+        ("100 days", 8_640_000_000_000),
+    ],
+)
+def test_durations_are_read_in_microseconds(renderer, value, micros):
+    assert renderer.call("_sw_duration_us", value, "m", "size") == micros
+
+
+def test_offsets_may_be_negative_and_are_reduced_modulo_the_size(renderer):
+    day = 86_400_000_000
+    assert renderer.call("_sw_duration_us", "-8 hours", "m", "offset", allow_negative=True) == -28_800_000_000
+    assert renderer.call("_sw_offset_us", "-8 hours", day, "m") == 16 * 3_600_000_000
+    assert renderer.call("_sw_offset_us", "interval '-8' hour", day, "m") == 16 * 3_600_000_000
+    assert renderer.call("_sw_offset_us", "25 hours", day, "m") == 3_600_000_000
+    assert renderer.call("_sw_offset_us", None, day, "m") == 0
+
+
+BAD_CALLS = [
+    (("tumble", "ev", "ts", "5 weeks"), "tumble: size ('5 weeks') is not a duration"),
+    (("tumble", "ev", "ts", "five minutes"), "tumble: size ('five minutes') is not a duration"),
+    (("tumble", "ev", "ts", "5"), "tumble: size ('5') is not a duration"),
+    (("tumble", "ev", "ts", "1.5 minutes"), "tumble: size ('1.5 minutes') is not a duration"),
+    (("tumble", "ev", "ts", 5), "tumble: size (5) is not a duration"),
+    (("tumble", "ev", "ts", "0 minutes"), "tumble: size ('0 minutes') must be greater than zero"),
+    (("tumble", "ev", "ts", "-5 minutes"), "tumble: size ('-5 minutes') must not be negative"),
+    (("tumble", "ev", "ts", "5 minutes", "8 parsecs"), "tumble: offset ('8 parsecs') is not a duration"),
+    (("tumble", "ev", "", "5 minutes"), "tumble: time_col ('') must be a column name"),
+    (("tumble", "ev", None, "5 minutes"), "tumble: time_col (None) must be a column name"),
+    (("tumble", None, "ts", "5 minutes"), "tumble: relation is empty"),
+    (("tumble", "  ", "ts", "5 minutes"), "tumble: relation is empty"),
+    (("hop", "ev", "ts", "7 minutes", "10 minutes"), "hop: size ('10 minutes') must be a whole multiple of slide ('7 minutes')"),
+    (("hop", "ev", "ts", "0 seconds", "10 minutes"), "hop: slide ('0 seconds') must be greater than zero"),
+    (("hop", "ev", "ts", "1 minute", "-10 minutes"), "hop: size ('-10 minutes') must not be negative"),
+    (("hop", "ev", "ts", "1 minute", "10 minutes", "1 fortnight"), "hop: offset ('1 fortnight') is not a duration"),
+    (("cumulate", "ev", "ts", "7 minutes", "1 hour"), "cumulate: size ('1 hour') must be a whole multiple of step ('7 minutes')"),
+    (("cumulate", "ev", "ts", "-1 minute", "1 hour"), "cumulate: step ('-1 minute') must not be negative"),
+    (("session", "ev", "ts", "0 minutes"), "session: gap ('0 minutes') must be greater than zero"),
+    (("session", "ev", "ts", "10 minutes", "k"), "session: partition_by ('k') must be a list of column names"),
+    (("session", "ev", "ts", "10 minutes", ["k", 3]), "session: partition_by (['k', 3]) must be a list of column names"),
+    (("session", "ev", "ts", "10 minutes", ["k", ""]), "must be a list of column names"),
+    (("session", "ev", "ts", "10 minutes", {"k": 1}), "session: partition_by ({'k': 1}) must be a list of column names"),
+]
+
+
+@pytest.mark.parametrize("call, message", BAD_CALLS, ids=lambda v: repr(v))
+def test_bad_arguments_are_compile_errors_that_say_what_is_accepted(renderer, call, message):
+    with pytest.raises(CompilerError) as error:
+        renderer.call(*call)
+    assert message in str(error.value)
+
+
+def test_duration_errors_list_the_accepted_units(renderer):
+    with pytest.raises(CompilerError) as error:
+        renderer.call("tumble", "ev", "ts", "5 weeks")
+    assert "unit one of millisecond, second, minute, hour, day" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("tumble", "ev", "ts", "1 minute"),
+        ("hop", "ev", "ts", "1 minute", "2 minutes"),
+        ("cumulate", "ev", "ts", "1 minute", "2 minutes"),
+        ("session", "ev", "ts", "1 minute"),
+    ],
+)
+def test_other_adapters_get_a_clear_error_from_the_default_branch(call):
+    with pytest.raises(CompilerError) as error:
+        MacroRenderer(adapter_type="postgres").call(*call)
+    assert f"spark_windows.{call[0]} has no implementation for the 'postgres' adapter" in str(error.value)
+
+
+def test_hop_copies_each_row_into_size_over_slide_windows(renderer):
+    sql = renderer.call("hop", "ev", "ts", "5 minutes", "1 hour")
+    assert "sequence(0, 11)" in sql

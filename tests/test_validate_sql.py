@@ -1,0 +1,28 @@
+"""Every SQL file the build compiled (models and data tests) is valid Spark SQL to sqlglot."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from dbt_harness import PROJECT_DIR
+
+sys.path.insert(0, str(PROJECT_DIR / "scripts"))
+import validate_sql  # noqa: E402
+
+@pytest.mark.slow
+def test_every_compiled_file_parses_as_spark_sql(warehouse):
+    count, problems = validate_sql.invalid_files(PROJECT_DIR / "target" / "compiled")
+    assert count >= 30, f"only {count} compiled files found"
+    assert problems == []
+
+
+@pytest.mark.fast
+def test_validate_sql_names_a_file_it_cannot_read(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "good.sql").write_text("select 1 as a")
+    (tmp_path / "models" / "broken.sql").write_text("select from where (")
+    count, problems = validate_sql.invalid_files(tmp_path)
+    assert count == 2
+    assert len(problems) == 1 and problems[0].startswith("models/broken.sql: ")
