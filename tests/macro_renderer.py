@@ -82,13 +82,17 @@ class MacroRenderer:
     def _add(self, name: str, source: str) -> None:
         if name in self.macros:
             raise ValueError(f"macro {name} is defined twice")
-        # Jinja does not export names that start with "_" from a module: re-export the macro.
-        module = self.env.from_string(source + f"{{% set exported_macro = {name} %}}").module
-        macro = module.exported_macro
+        compiled = []
 
         def call(*args, **kwargs):
+            # Compiled on first use, once every macro name is in the globals: a Jinja module
+            # sees a copy of the globals taken when it is made.
+            if not compiled:
+                # Jinja does not export names that start with "_": re-export the macro.
+                module = self.env.from_string(source + f"{{% set exported_macro = {name} %}}").module
+                compiled.append(module.exported_macro)
             try:
-                return macro(*args, **kwargs)
+                return compiled[0](*args, **kwargs)
             except _MacroReturn as returned:
                 return returned.value
 

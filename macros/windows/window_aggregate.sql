@@ -1,0 +1,107 @@
+{#- window_aggregate: windowed aggregation that adds each row once into slices (panes) and
+    merges slices per window, so hop and cumulate cost about what tumble costs, whatever
+    size/slide. Same results as the table-valued macro followed by GROUP BY. -#}
+{% macro window_aggregate(relation, time_col, window, group_by, aggregates) -%}
+    {{ return(adapter.dispatch('window_aggregate', 'spark_windows')(relation, time_col, window, group_by, aggregates)) }}
+{%- endmacro %}
+
+
+{% macro default__window_aggregate(relation, time_col, window, group_by, aggregates) -%}
+    {{ _sw_unsupported_adapter('window_aggregate') }}
+{%- endmacro %}
+
+
+{% macro spark__window_aggregate(relation, time_col, window, group_by, aggregates) -%}
+    {%- set name = 'window_aggregate' -%}
+    {%- do _sw_require_relation(relation, name) -%}
+    {%- do _sw_require_column(time_col, name, 'time_col') -%}
+    {%- set spec = _sw_window_spec(window, name) -%}
+    {%- set keys = _sw_column_list(group_by, name, 'group_by') -%}
+    {%- set aggs = _sw_parse_aggregates(aggregates, name) -%}
+    {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
+    {%- if spec.type == 'session' or row_copy -%}
+        {{ return(_sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
+    {%- endif -%}
+    {%- if spec.type == 'tumble' or spec.panes_per_window == 1 -%}
+        {{ return(_sw_sliced_aggregate(relation, time_col, keys, aggs, 'tumble', spec.size_us, 1, spec.offset_us % spec.size_us)) }}
+    {%- endif -%}
+    {{ return(_sw_sliced_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us)) }}
+{%- endmacro %}
+
+
+{#- Checks the window dict and returns it with sizes in microseconds:
+    {type, size_us, pane_us, panes_per_window, offset_us (reduced), gap_us, and the original strings}. -#}
+{% macro _sw_window_spec(window, macro_name) %}
+    {%- set required = {
+        'tumble': ['size'],
+        'hop': ['slide', 'size'],
+        'cumulate': ['step', 'size'],
+        'session': ['gap'],
+    } -%}
+    {%- set optional = {'tumble': ['offset'], 'hop': ['offset'], 'cumulate': ['offset'], 'session': []} -%}
+    {%- set examples -%}
+        {'type': 'tumble', 'size': '1 minute'}, {'type': 'hop', 'slide': '1 minute', 'size': '1 hour'}, {'type': 'cumulate', 'step': '1 minute', 'size': '1 hour'} (each with an optional 'offset') or {'type': 'session', 'gap': '10 minutes'}
+    {%- endset -%}
+    {%- if window is not mapping or window.get('type') not in required -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": window (" ~ window ~ ") must be a dict whose 'type' is tumble, hop, cumulate or session, such as " ~ examples) }}
+    {%- endif -%}
+    {%- set type = window['type'] -%}
+    {%- for key in required[type] -%}
+        {%- if key not in window -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": window (" ~ window ~ ") is missing '" ~ key ~ "'; a " ~ type ~ " window needs " ~ required[type] | join(' and ') ~ ", such as " ~ examples) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- for key in window -%}
+        {%- if key != 'type' and key not in required[type] and key not in optional[type] -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": window (" ~ window ~ ") has the unknown key '" ~ key ~ "'; a " ~ type ~ " window takes "
+                ~ (required[type] + optional[type]) | join(', ')) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set where = macro_name ~ " (" ~ type ~ " window)" -%}
+    {%- if type == 'session' -%}
+        {{ return({'type': type, 'gap': window['gap'], 'gap_us': _sw_duration_us(window['gap'], where, 'gap')}) }}
+    {%- endif -%}
+    {%- set size_us = _sw_duration_us(window['size'], where, 'size') -%}
+    {%- set pane_key = {'tumble': 'size', 'hop': 'slide', 'cumulate': 'step'}[type] -%}
+    {%- set pane_us = _sw_duration_us(window[pane_key], where, pane_key) -%}
+    {%- do _sw_require_multiple(window['size'], size_us, pane_key, window[pane_key], pane_us, where) -%}
+    {%- set alignment_us = size_us if type in ['tumble', 'cumulate'] else pane_us -%}
+    {{ return({
+        'type': type,
+        'size': window['size'],
+        'slide': window.get('slide', window.get('step', window['size'])),
+        'offset': window.get('offset'),
+        'size_us': size_us,
+        'pane_us': pane_us,
+        'panes_per_window': size_us // pane_us,
+        'offset_us': _sw_offset_us(window.get('offset'), alignment_us, where),
+    }) }}
+{% endmacro %}
+
+
+{#- The row-copy plan: the table-valued macro, then GROUP BY. For sessions, and for aggregates
+    that slices cannot merge (count(distinct ...), percentiles, ...). -#}
+{% macro _sw_row_copy_aggregate(relation, time_col, spec, keys, aggs) %}
+    {%- if spec.type == 'session' -%}
+        {%- set windowed = session(relation, time_col, spec.gap, keys) -%}
+    {%- elif spec.type == 'tumble' -%}
+        {%- set windowed = tumble(relation, time_col, spec.size, spec.offset) -%}
+    {%- elif spec.type == 'hop' -%}
+        {%- set windowed = hop(relation, time_col, spec.slide, spec.size, spec.offset) -%}
+    {%- else -%}
+        {%- set windowed = cumulate(relation, time_col, spec.slide, spec.size, spec.offset) -%}
+    {%- endif -%}
+    {%- set group_columns = keys + ['window_start', 'window_end', 'window_time'] -%}
+(
+    select
+        {{ group_columns | join(', ') }}
+        {%- for agg in aggs %},
+        {{ agg.sql }} as {{ agg.name }}
+        {%- endfor %}
+    from {{ windowed }} as __sw_windowed
+    group by {{ group_columns | join(', ') }}
+)
+{% endmacro %}
