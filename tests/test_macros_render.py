@@ -129,4 +129,4 @@ def test_other_adapters_get_a_clear_error_from_the_default_branch(call):
 
 def test_hop_copies_each_row_into_size_over_slide_windows(renderer):
     sql = renderer.call("hop", "ev", "ts", "5 minutes", "1 hour")
-    assert "sequence(0, 11)" in sql
+    assert "sequence(cast(0 as bigint), 11)" in sql

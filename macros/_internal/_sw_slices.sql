@@ -1,52 +1,57 @@
-{#- The slice plan of window_aggregate for tumble, hop and cumulate windows.
+{#- The slice plans of window_aggregate for tumble, hop and cumulate windows.
 
-    1. Every row is added once into its pane: a slice of width `pane_us` (the slide, the step,
-       or the whole size for tumble), per group. Panes keep partial aggregates.
-    2. Window `e` is named by its last pane. The plan lays out, per group, the run of pane
-       numbers that can end a window holding rows ("the grid"): each non-empty pane q adds
-       q .. q + n - 1 (n panes per window), stopping where the next non-empty pane takes over,
-       and the first pane of a run also reaches back to the start of its block (below).
-    3. Panes are cut into blocks of n. A hop window of n panes is the suffix of one block
-       merged with the prefix of the next (the "two stacks" trick): running prefixes and
-       suffixes are running window frames, so every row of the grid costs O(1), whatever n.
-       A cumulate window is a prefix of its block (the block is the cumulating period).
-    4. Windows with no row (grid positions before the first row) are dropped.
-    Partial aggregates: count and sum merge by sum, min and max by min and max, avg is
-    sum / count; count(*) is always kept, to tell windows with rows.
-    All pane and window arithmetic is on bigint microseconds or pane numbers.
+    Every row is added once into its pane: a slice as wide as the slide (hop), the step
+    (cumulate) or the window (tumble), per group, holding partial aggregates. Windows are then
+    made from panes, never from copied rows, so the cost does not grow with size/slide:
+
+    tumble    one pane is one window.
+    cumulate  a window is a running aggregate of the panes of its cumulating period (a block of
+              n panes): one sort, running frames, then each pane also fills the window ends up
+              to the next non-empty pane.
+    hop       counts and exact sums (integers, decimals) use a sweep: each pane enters the
+              window that ends at its own pane number and leaves n panes later; a running sum
+              over these +/- events gives every window (the last event of a pane number holds
+              it), and each event fills the window ends up to the next event. One sort, O(1)
+              per event.
+              min, max and floating-point sums cannot be subtracted, so they use "two stacks":
+              panes are cut into blocks of n; a window is the suffix of one block merged with
+              the prefix of the next, both running frames, O(1) per pane, no subtraction.
+              Spark's optimizer folds typeof() and keeps only the branch that applies.
+
+    Windows are named by their last pane (`__sw_pane`); pane p covers
+    [p * pane + offset, (p + 1) * pane + offset). All arithmetic is on bigint microseconds.
 -#}
 
-{#- Partial aggregates of one aggregate: [(role, partial expression, merge function)]. -#}
+{#- The partial aggregates one aggregate needs: [(role, partial expression, merge, argument)]. -#}
 {% macro _sw_partials(agg) -%}
     {%- if agg.kind == 'count_star' -%}
-        {{ return([('n', 'count(*)', 'sum')]) }}
+        {{ return([('n', 'count(*)', 'sum', none)]) }}
     {%- elif agg.kind == 'count' -%}
-        {{ return([('n', 'count(' ~ agg.arg ~ ')', 'sum')]) }}
-    {%- elif agg.kind == 'sum' -%}
-        {{ return([('s', 'sum(' ~ agg.arg ~ ')', 'sum')]) }}
+        {{ return([('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
     {%- elif agg.kind in ['min', 'max'] -%}
-        {{ return([('m', agg.kind ~ '(' ~ agg.arg ~ ')', agg.kind)]) }}
+        {{ return([('m', agg.kind ~ '(' ~ agg.arg ~ ')', agg.kind, agg.arg)]) }}
     {%- else -%}
-        {{ return([('s', 'sum(' ~ agg.arg ~ ')', 'sum'), ('n', 'count(' ~ agg.arg ~ ')', 'sum')]) }}
+        {#- sum and avg: the sum, and how many values it adds (NULL when there are none) -#}
+        {{ return([('s', 'sum(' ~ agg.arg ~ ')', 'sum', agg.arg), ('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
     {%- endif -%}
 {%- endmacro %}
 
 
-{#- The partial columns of the plan, each partial expression once (count(*) is always the
-    first, __sw_p1: it also tells empty windows apart), and for each aggregate its columns:
-    {'columns': [(column, partial, merge)], 'uses': [{role: column}] in aggregate order}. -#}
+{#- The partial columns of a plan, each partial expression once. count(*) is always the first
+    (__sw_p1): it also tells windows with rows from empty ones. Returns
+    {'columns': [{name, expr, merge, arg}], 'uses': per aggregate {role: column name}}. -#}
 {% macro _sw_partial_columns(aggs) -%}
-    {%- set columns = [('__sw_p1', 'count(*)', 'sum')] -%}
-    {%- set by_partial = {'count(*)': '__sw_p1'} -%}
+    {%- set columns = [{'name': '__sw_p1', 'expr': 'count(*)', 'merge': 'sum', 'arg': none}] -%}
+    {%- set by_expr = {'count(*)': '__sw_p1'} -%}
     {%- set uses = [] -%}
     {%- for agg in aggs -%}
         {%- set use = {} -%}
-        {%- for role, partial, merge in _sw_partials(agg) -%}
-            {%- if partial not in by_partial -%}
-                {%- do by_partial.update({partial: '__sw_p' ~ (columns | length + 1)}) -%}
-                {%- do columns.append((by_partial[partial], partial, merge)) -%}
+        {%- for role, expr, merge, arg in _sw_partials(agg) -%}
+            {%- if expr not in by_expr -%}
+                {%- do by_expr.update({expr: '__sw_p' ~ (columns | length + 1)}) -%}
+                {%- do columns.append({'name': by_expr[expr], 'expr': expr, 'merge': merge, 'arg': arg}) -%}
             {%- endif -%}
-            {%- do use.update({role: by_partial[partial]}) -%}
+            {%- do use.update({role: by_expr[expr]}) -%}
         {%- endfor -%}
         {%- do uses.append(use) -%}
     {%- endfor -%}
@@ -71,118 +76,224 @@
     {%- if agg.kind in ['count_star', 'count'] -%}
         coalesce({{ use.n }}, 0)
     {%- elif agg.kind == 'sum' -%}
-        {{ use.s }}
+        case when {{ use.n }} > 0 then {{ use.s }} end
     {%- elif agg.kind in ['min', 'max'] -%}
         {{ use.m }}
     {%- else -%}
-        {{ use.s }} / nullif({{ use.n }}, 0)
+        case when {{ use.n }} > 0 then {{ use.s }} / {{ use.n }} end
     {%- endif -%}
 {%- endmacro %}
 
 
-{% macro _sw_sliced_aggregate(relation, time_col, keys, aggs, kind, pane_us, panes_per_window, offset_us) %}
-    {%- set n = panes_per_window -%}
-    {%- set plan = _sw_partial_columns(aggs) -%}
-    {%- set columns = plan.columns -%}
-    {%- set ts_us = _sw_ts_us(time_col) -%}
-    {%- set key_list = keys | join(', ') -%}
-    {%- set keys_comma = (key_list ~ ', ') if keys else '' -%}
-    {%- set by_keys = ('partition by ' ~ key_list) if keys else '' -%}
-    {%- set by_keys_and_block = 'partition by ' ~ keys_comma ~ '__sw_block' -%}
-    {#- Pane number: floor((ts - offset) / pane), exact because the numerator is a multiple. -#}
+{#- True, as a constant Spark folds, when every summed argument has an exact type. -#}
+{% macro _sw_exact_sums_condition(columns) -%}
+    {%- set checks = [] -%}
+    {%- for column in columns if column.merge == 'sum' and column.expr.startswith('sum(') -%}
+        {%- do checks.append("(typeof(" ~ column.arg ~ ") in ('tinyint', 'smallint', 'int', 'bigint') or typeof(" ~ column.arg ~ ") like 'decimal%')") -%}
+    {%- endfor -%}
+    {{ return(checks | join(' and ') if checks else none) }}
+{%- endmacro %}
+
+
+{#- Rows added into panes: the group columns, __sw_pane and the partial columns.
+    by_group: shuffle the rows by the group columns first, so that the windows over panes that
+    follow (partitioned by group) need no second shuffle of the panes. -#}
+{% macro _sw_panes(ctx, condition=none, by_group=false) -%}
     {%- set pane -%}
-        ({{ _sw_align_us(ts_us, pane_us, offset_us) }} - {{ offset_us }}) div {{ pane_us }}
+        ({{ _sw_align_us(_sw_ts_us(ctx.time_col), ctx.pane_us, ctx.offset_us) }} - {{ ctx.offset_us }}) div {{ ctx.pane_us }}
     {%- endset -%}
-    {%- set pane_start_us = '__sw_pane * ' ~ pane_us ~ ' + ' ~ offset_us -%}
-(
     select
-        {{ keys_comma }}
-        {%- if kind == 'tumble' %}
-        {{ _sw_window_columns(pane_start_us, pane_start_us ~ ' + ' ~ pane_us) }}
-        {%- elif kind == 'hop' %}
-        {{ _sw_window_columns('(__sw_pane - ' ~ (n - 1) ~ ') * ' ~ pane_us ~ ' + ' ~ offset_us, pane_start_us ~ ' + ' ~ pane_us) }}
-        {%- else %}
-        {{ _sw_window_columns('__sw_block * ' ~ pane_us ~ ' + ' ~ offset_us, pane_start_us ~ ' + ' ~ pane_us) }}
-        {%- endif -%}
-        {%- for agg in aggs %},
-        {{ _sw_final_aggregate(agg, plan.uses[loop.index0]) }} as {{ agg.name }}
+        {{ ctx.keys_comma }}{{ pane }} as __sw_pane,
+        {%- for column in ctx.columns %}
+        {{ column.expr }} as {{ column.name }}{{ ',' if not loop.last }}
         {%- endfor %}
-    from (
-    {%- if kind == 'tumble' %}
-        select
-            {{ keys_comma }}__sw_pane,
-            {%- for column, partial, merge in columns %}
-            {{ partial }} as {{ column }}{{ ',' if not loop.last }}
-            {%- endfor %}
-        from (
-            select *, {{ pane }} as __sw_pane
-            from {{ relation }} as __sw_source
-            where {{ time_col }} is not null
-        ) as __sw_rows_in_panes
-        group by {{ keys_comma }}__sw_pane
+    {%- if by_group and ctx.keys_comma %}
+    from (select * from {{ ctx.relation }} distribute by {{ ctx.keys_comma[:-2] }}) as __sw_source
     {%- else %}
+    from {{ ctx.relation }} as __sw_source
+    {%- endif %}
+    where {{ ctx.time_col }} is not null{% if condition %} and {{ condition }}{% endif %}
+    group by {{ ctx.keys_comma }}{{ pane }}
+{%- endmacro %}
+
+
+{#- The outer select: group columns, window columns from __sw_pane (and __sw_block), finals. -#}
+{% macro _sw_windows_from_panes(ctx, start_pane) -%}
+    select
+        {{ ctx.keys_comma }}
+        {{ _sw_window_columns(
+            '(' ~ start_pane ~ ') * ' ~ ctx.pane_us ~ ' + ' ~ ctx.offset_us,
+            '(__sw_pane + 1) * ' ~ ctx.pane_us ~ ' + ' ~ ctx.offset_us) }}
+        {%- for agg in ctx.aggs %},
+        {{ _sw_final_aggregate(agg, ctx.uses[loop.index0]) }} as {{ agg.name }}
+        {%- endfor %}
+{%- endmacro %}
+
+
+{% macro _sw_sliced_aggregate(relation, time_col, keys, aggs, kind, pane_us, panes_per_window, offset_us) %}
+    {%- set plan = _sw_partial_columns(aggs) -%}
+    {%- set ctx = {
+        'relation': relation, 'time_col': time_col, 'aggs': aggs, 'n': panes_per_window,
+        'pane_us': pane_us, 'offset_us': offset_us, 'columns': plan.columns, 'uses': plan.uses,
+        'keys_comma': (keys | join(', ') ~ ', ') if keys else '',
+        'by_keys': ('partition by ' ~ keys | join(', ')) if keys else '',
+    } -%}
+    {%- if kind == 'tumble' -%}
+(
+    {{ _sw_windows_from_panes(ctx, '__sw_pane') }}
+    from (
+        {{ _sw_panes(ctx) | indent(8) }}
+    ) as __sw_panes
+)
+    {%- elif kind == 'cumulate' -%}
+(
+    {{ _sw_cumulate_plan(ctx) }}
+)
+    {%- else -%}
+        {%- set has_min_max = plan.columns | selectattr('merge', 'in', ['min', 'max']) | list | length > 0 -%}
+        {%- set exact = _sw_exact_sums_condition(plan.columns) -%}
+        {%- if has_min_max -%}
+(
+    {{ _sw_hop_two_stacks_plan(ctx) }}
+)
+        {%- elif exact is none -%}
+(
+    {{ _sw_hop_sweep_plan(ctx) }}
+)
+        {%- else -%}
+(
+    {{ _sw_hop_sweep_plan(ctx, exact) }}
+    union all
+    {{ _sw_hop_two_stacks_plan(ctx, 'not (' ~ exact ~ ')') }}
+)
+        {%- endif -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- cumulate: running aggregates per block (cumulating period); each pane fills the ends up to
+    the next non-empty pane of its block, or the block's end. -#}
+{% macro _sw_cumulate_plan(ctx) -%}
+    {%- set n = ctx.n -%}
+    {%- set running = 'partition by ' ~ ctx.keys_comma ~ '__sw_block order by __sw_pane' -%}
+    {{ _sw_windows_from_panes(ctx, '__sw_block') }}
+    from (
         select
-            {{ keys_comma }}__sw_pane,
-            __sw_block,
-            {%- for column, partial, merge in columns %}
-            {%- if kind == 'hop' %}
-            {{ _sw_merge_two(merge, column ~ '_prefix', column ~ '_suffix_before') }} as {{ column }}{{ ',' if not loop.last }}
-            {%- else %}
-            {{ column }}_prefix as {{ column }}{{ ',' if not loop.last }}
-            {%- endif %}
+            {{ ctx.keys_comma }}__sw_block,
+            {%- for column in ctx.columns %}
+            {{ column.name }},
+            {%- endfor %}
+            __sw_end_pane as __sw_pane
+        from (
+            select
+                {{ ctx.keys_comma }}__sw_pane,
+                __sw_block,
+                {%- for column in ctx.columns %}
+                {{ column.merge }}({{ column.name }}) over ({{ running }} rows between unbounded preceding and current row) as {{ column.name }},
+                {%- endfor %}
+                coalesce(lead(__sw_pane) over ({{ running }}), __sw_block + {{ n }}) as __sw_next_pane
+            from (
+                select *, __sw_pane - pmod(__sw_pane, {{ n }}) as __sw_block
+                from (
+                    {{ _sw_panes(ctx, by_group=true) | indent(20) }}
+                ) as __sw_panes
+            ) as __sw_blocked_panes
+        ) as __sw_running
+        lateral view explode(sequence(__sw_pane, __sw_next_pane - 1)) __sw_ends as __sw_end_pane
+    ) as __sw_windows
+{%- endmacro %}
+
+
+{#- hop, counts and exact sums: a sweep of +/- pane events. -#}
+{% macro _sw_hop_sweep_plan(ctx, condition=none) -%}
+    {%- set n = ctx.n -%}
+    {%- set sweep = ctx.by_keys ~ ' order by __sw_at' -%}
+    {{ _sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
+    from (
+        select
+            {{ ctx.keys_comma }}
+            {%- for column in ctx.columns %}
+            {{ column.name }},
+            {%- endfor %}
+            __sw_end_pane as __sw_pane
+        from (
+            select
+                {{ ctx.keys_comma }}__sw_at,
+                {%- for column in ctx.columns %}
+                sum({{ column.name }}) over ({{ sweep }} rows between unbounded preceding and current row) as {{ column.name }},
+                {%- endfor %}
+                lead(__sw_at) over ({{ sweep }}) as __sw_next_at
+            from (
+                select
+                    {{ ctx.keys_comma }}__sw_pane + __sw_leaves * {{ n }} as __sw_at,
+                    {%- for column in ctx.columns %}
+                    (1 - 2 * __sw_leaves) * coalesce({{ column.name }}, 0) as {{ column.name }}{{ ',' if not loop.last }}
+                    {%- endfor %}
+                from (
+                    {{ _sw_panes(ctx, condition, by_group=true) | indent(20) }}
+                ) as __sw_panes
+                lateral view explode(array(0, 1)) __sw_event as __sw_leaves
+            ) as __sw_events
+        ) as __sw_sweep
+        lateral view explode(sequence(__sw_at, __sw_next_at - 1)) __sw_ends as __sw_end_pane
+        where __sw_next_at > __sw_at and __sw_p1 > 0
+    ) as __sw_windows
+{%- endmacro %}
+
+
+{#- hop, any mergeable aggregate: prefix of a block merged with the suffix of the block before. -#}
+{% macro _sw_hop_two_stacks_plan(ctx, condition=none) -%}
+    {%- set n = ctx.n -%}
+    {%- set in_block = 'partition by ' ~ ctx.keys_comma ~ '__sw_block order by __sw_pane' -%}
+    {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
+    {{ _sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
+    from (
+        select
+            {{ ctx.keys_comma }}__sw_pane,
+            {%- for column in ctx.columns %}
+            {{ _sw_merge_two(column.merge, column.name ~ '_prefix', column.name ~ '_suffix_before') }} as {{ column.name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from (
             select
                 *
-                {%- if kind == 'hop' %}
-                {%- for column, partial, merge in columns %},
-                case when __sw_pane - __sw_block = {{ n - 1 }} then null else
-                    first_value({{ column }}_suffix) over (
-                        {{ by_keys }} order by __sw_pane range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
+                {%- for column in ctx.columns %},
+                {#- the suffix of the previous block from the window's first pane; none when the
+                    window is exactly one block -#}
+                case when __sw_pane - __sw_block < {{ n - 1 }} then
+                    first_value({{ column.name }}_suffix) over (
+                        {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
                     )
-                end as {{ column }}_suffix_before
+                end as {{ column.name }}_suffix_before
                 {%- endfor %}
-                {%- endif %}
             from (
                 select
-                    {{ keys_comma }}__sw_pane,
+                    {{ ctx.keys_comma }}__sw_pane,
                     __sw_block
-                    {%- for column, partial, merge in columns %},
-                    {{ merge }}({{ column }}) over (
-                        {{ by_keys_and_block }} order by __sw_pane rows between unbounded preceding and current row
-                    ) as {{ column }}_prefix
-                    {%- if kind == 'hop' %},
-                    {{ merge }}({{ column }}) over (
-                        {{ by_keys_and_block }} order by __sw_pane desc rows between unbounded preceding and current row
-                    ) as {{ column }}_suffix
-                    {%- endif %}
+                    {%- for column in ctx.columns %},
+                    {{ column.merge }}({{ column.name }}) over ({{ in_block }} rows between unbounded preceding and current row) as {{ column.name }}_prefix,
+                    {{ column.merge }}({{ column.name }}) over ({{ in_block }} desc rows between unbounded preceding and current row) as {{ column.name }}_suffix
                     {%- endfor %}
                 from (
+                    {#- The grid: every pane number that can end a window with rows. Each
+                        non-empty pane adds itself and the next n - 1, up to the next non-empty
+                        pane; the first pane of a run also reaches back to its block's start,
+                        so that every suffix a window needs is on the grid. Runs never overlap. -#}
                     select
-                        {{ keys_comma }}__sw_grid_pane as __sw_pane,
+                        {{ ctx.keys_comma }}__sw_grid_pane as __sw_pane,
                         __sw_grid_pane - pmod(__sw_grid_pane, {{ n }}) as __sw_block
-                        {%- for column, partial, merge in columns %},
-                        case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column }} end as {{ column }}
+                        {%- for column in ctx.columns %},
+                        case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column.name }} end as {{ column.name }}
                         {%- endfor %}
                     from (
                         select
                             *,
-                            lag(__sw_pane) over ({{ by_keys }} order by __sw_pane) as __sw_previous_pane,
-                            lead(__sw_pane) over ({{ by_keys }} order by __sw_pane) as __sw_next_pane
+                            lag(__sw_pane) over ({{ by_pane }}) as __sw_previous_pane,
+                            lead(__sw_pane) over ({{ by_pane }}) as __sw_next_pane
                         from (
-                            select
-                                {{ keys_comma }}{{ pane }} as __sw_pane,
-                                {%- for column, partial, merge in columns %}
-                                {{ partial }} as {{ column }}{{ ',' if not loop.last }}
-                                {%- endfor %}
-                            from {{ relation }} as __sw_source
-                            where {{ time_col }} is not null
-                            group by {{ keys_comma }}{{ pane }}
+                            {{ _sw_panes(ctx, condition, by_group=true) | indent(28) }}
                         ) as __sw_panes
                     ) as __sw_linked_panes
                     lateral view explode(sequence(
-                        {%- if kind == 'hop' %}
-                        {#- The first pane of a run reaches back to its block start; runs never overlap. -#}
                         case
                             when __sw_previous_pane is null
                                 or __sw_pane - pmod(__sw_pane, {{ n }}) >= __sw_previous_pane + {{ n }}
@@ -195,19 +306,10 @@
                                 then __sw_pane + {{ n - 1 }}
                             else __sw_next_pane - 1
                         end
-                        {%- else %}
-                        __sw_pane,
-                        least(
-                            coalesce(__sw_next_pane - 1, __sw_pane + {{ n }}),
-                            __sw_pane - pmod(__sw_pane, {{ n }}) + {{ n - 1 }}
-                        )
-                        {%- endif %}
                     )) __sw_grid as __sw_grid_pane
                 ) as __sw_grid_panes
             ) as __sw_running
         ) as __sw_looked_up
-    {%- endif %}
     ) as __sw_windows
     where __sw_p1 > 0
-)
-{% endmacro %}
+{%- endmacro %}

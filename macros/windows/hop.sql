@@ -28,7 +28,7 @@
         __sw_source.*,
         {{ _sw_window_columns(start_us, start_us ~ ' + ' ~ size_us) }}
     from {{ relation }} as __sw_source
-    lateral view explode(sequence(0, {{ size_us // slide_us - 1 }})) __sw_hop as __sw_hop_index
+    lateral view explode(sequence(cast(0 as bigint), {{ size_us // slide_us - 1 }})) __sw_hop as __sw_hop_index
     where {{ time_col }} is not null
 )
 {%- endmacro %}
