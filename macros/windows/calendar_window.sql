@@ -1,0 +1,39 @@
+{#- CALENDAR_WINDOW: windows that follow the wall calendar of a time zone: local days, ISO
+    weeks (Monday to Monday), months, quarters or years. window_start and window_end are the
+    instants at which the local period begins and ends, so a day is 23 or 25 hours long when
+    the clocks change. A row whose time is NULL belongs to no window. -#}
+{% macro calendar_window(relation, time_col, unit, time_zone='UTC') -%}
+    {{ return(adapter.dispatch('calendar_window', 'spark_windows')(relation, time_col, unit, time_zone)) }}
+{%- endmacro %}
+
+
+{% macro default__calendar_window(relation, time_col, unit, time_zone='UTC') -%}
+    {{ _sw_unsupported_adapter('calendar_window') }}
+{%- endmacro %}
+
+
+{% macro spark__calendar_window(relation, time_col, unit, time_zone='UTC') -%}
+    {%- set name = 'calendar_window' -%}
+    {%- do _sw_require_relation(relation, name) -%}
+    {%- do _sw_require_column(time_col, name, 'time_col') -%}
+    {%- set unit = _sw_calendar_unit(unit, name) -%}
+    {%- set zone = _sw_time_zone(time_zone, name) -%}
+(
+    select
+        __sw_bounds.__sw_row.*,
+        {{ _sw_window_columns('__sw_bounds.__sw_start_us', '__sw_bounds.__sw_end_us') }}
+    from (
+        select
+            __sw_row,
+            {{ _sw_local_midnight_us('__sw_period_start', zone) }} as __sw_start_us,
+            {{ _sw_local_midnight_us(_sw_next_period_start('__sw_period_start', unit), zone) }} as __sw_end_us
+        from (
+            select
+                struct(__sw_source.*) as __sw_row,
+                {{ _sw_period_start(_sw_local_date(time_col, zone), unit) }} as __sw_period_start
+            from {{ relation }} as __sw_source
+            where {{ time_col }} is not null
+        ) as __sw_periods
+    ) as __sw_bounds
+)
+{%- endmacro %}

@@ -1,0 +1,258 @@
+"""Slow tests of count_window and calendar_window on the test session's Spark.
+
+count_window is compared, row for row, with the simulation of Flink's countWindow in
+reference_more_windows.py on random rows (ties, NULL order values, NULL partition keys).
+calendar_window is compared with zoneinfo on the DST days of three zones, a month, an ISO week
+crossing a month and a DST change, zones whose midnight is missing, and random instants.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import reference_more_windows as ref
+
+pytestmark = pytest.mark.slow
+
+PROPERTY_SETTINGS = settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+VIEW = "__sw_more_windows_rows"
+
+
+@pytest.fixture(scope="module")
+def spark(warehouse):
+    """The in-process SparkSession dbt opened (the `local` target); these tests run SQL on it."""
+    if getattr(warehouse, "spark", None) is None:
+        pytest.skip("needs the in-process Spark of the local target")
+    return warehouse.spark
+
+
+def literal(value, kind: str) -> str:
+    if value is None:
+        return f"cast(null as {kind})"
+    if kind == "string":
+        return f"'{value}'"
+    if kind == "timestamp":
+        return f"timestamp_micros({value})"
+    return str(value)
+
+
+def load_rows(spark, columns: dict[str, str], rows) -> str:
+    """A temp view of the rows; timestamps are given in microseconds, so no zone is involved."""
+    if not rows:
+        nulls = ", ".join(f"cast(null as {kind}) as {name}" for name, kind in columns.items())
+        spark.sql(f"create or replace temp view {VIEW} as select {nulls} where false")
+        return VIEW
+    kinds = list(columns.values())
+    values = ", ".join(
+        "(" + ", ".join(literal(value, kind) for value, kind in zip(row, kinds)) + ")" for row in rows
+    )
+    spark.sql(
+        f"create or replace temp view {VIEW} as "
+        f"select * from values {values} as rows({', '.join(columns)})"
+    )
+    return VIEW
+
+
+# --- count_window --------------------------------------------------------------------------
+
+COUNT_COLUMNS = {"k": "string", "o": "int", "ts": "timestamp", "v": "int"}
+
+
+@st.composite
+def count_case(draw):
+    """Up to 40 rows (k, o, ts, v) with many ties in o and ts, a size, a slide and the order."""
+    rows = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["a", "b", None]),
+                st.one_of(st.none(), st.integers(0, 4)),
+                st.one_of(st.none(), st.integers(-3, 3), st.integers(-10**12, 10**12)),
+                st.one_of(st.none(), st.integers(-3, 3)),
+            ),
+            max_size=40,
+        )
+    )
+    size = draw(st.integers(1, 7))
+    slide = draw(st.one_of(st.none(), st.integers(1, 9)))
+    order_by = draw(st.sampled_from([["o"], ["ts"], ["o", "ts"], ["v", "o"]]))
+    keyed = draw(st.booleans())
+    return rows, size, slide, order_by, keyed
+
+
+def count_model(rows, size, slide, order_by, keyed):
+    position = {name: index for index, name in enumerate(COUNT_COLUMNS)}
+    out = ref.count_window(
+        rows,
+        size,
+        slide,
+        partition_of=(lambda row: row[0]) if keyed else (lambda row: None),
+        order_of=lambda row: tuple(row[position[name]] for name in order_by),
+        text_of=lambda row: ref.spark_json(dict(zip(COUNT_COLUMNS, row)), timestamps=("ts",)),
+    )
+    return sorted(((*row, index, first, last) for row, index, first, last in out), key=repr)
+
+
+def count_query(spark, sql: str) -> list[tuple]:
+    query = f"select k, o, unix_micros(ts), v, window_index, window_first_row, window_last_row from {sql}"
+    return sorted((tuple(row) for row in spark.sql(query).collect()), key=repr)
+
+
+@PROPERTY_SETTINGS
+@given(case=count_case())
+def test_count_window_matches_the_python_model(spark, renderer, case):
+    rows, size, slide, order_by, keyed = case
+    view = load_rows(spark, COUNT_COLUMNS, rows)
+    sql = renderer.call("count_window", view, order_by, size, slide, ["k"] if keyed else None)
+    assert count_query(spark, sql) == count_model(rows, size, slide, order_by, keyed)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=25)
+@given(case=count_case())
+def test_count_window_does_not_depend_on_the_input_order(spark, renderer, case):
+    rows, size, slide, order_by, keyed = case
+    keys = ["k"] if keyed else None
+    view = load_rows(spark, COUNT_COLUMNS, rows)
+    first = count_query(spark, renderer.call("count_window", view, order_by, size, slide, keys))
+    view = load_rows(spark, COUNT_COLUMNS, list(reversed(rows)))
+    shuffled = f"(select /*+ REPARTITION(3) */ * from {view})"
+    assert count_query(spark, renderer.call("count_window", shuffled, order_by, size, slide, keys)) == first
+
+
+def test_count_window_output_columns_and_types(spark, renderer):
+    view = load_rows(spark, COUNT_COLUMNS, [("a", 1, 10, 1), ("a", 2, 20, 2), ("a", 3, 30, 3)])
+    frame = spark.sql(f"select * from {renderer.call('count_window', view, ['o'], 2, 1, ['k'])}")
+    assert [(f.name, f.dataType.simpleString()) for f in frame.schema.fields] == [
+        ("k", "string"), ("o", "int"), ("ts", "timestamp"), ("v", "int"),
+        ("window_index", "bigint"), ("window_first_row", "bigint"), ("window_last_row", "bigint"),
+    ]
+    # countWindow(2, 1) over three rows: windows end at rows 1, 2 and 3 and hold up to 2 rows
+    selected = frame.select("o", "window_index", "window_first_row", "window_last_row").collect()
+    assert sorted(tuple(row) for row in selected) == [
+        (1, 0, 1, 1), (1, 1, 1, 2), (2, 1, 1, 2), (2, 2, 2, 3), (3, 2, 2, 3),
+    ]
+
+
+# --- calendar_window -----------------------------------------------------------------------
+
+CALENDAR_COLUMNS = {"id": "int", "ts": "timestamp"}
+HOUR = 3_600_000_000
+
+
+def utc(text: str) -> int:
+    return (dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc) - ref.EPOCH) // dt.timedelta(microseconds=1)
+
+
+def calendar_rows(spark, renderer, instants, unit, zone) -> dict[int, tuple]:
+    """{id: (time, window_start, window_end, window_time)} in microseconds, from Spark."""
+    view = load_rows(spark, CALENDAR_COLUMNS, list(enumerate(instants)))
+    sql = renderer.call("calendar_window", view, "ts", unit, zone)
+    query = (
+        f"select id, unix_micros(ts), unix_micros(window_start), unix_micros(window_end), "
+        f"unix_micros(window_time) from {sql}"
+    )
+    return {row[0]: tuple(row[1:]) for row in spark.sql(query).collect()}
+
+
+def assert_calendar_matches_model(spark, renderer, instants, unit, zone):
+    actual = calendar_rows(spark, renderer, instants, unit, zone)
+    expected = {
+        index: (time, *ref.calendar_window(time, unit, zone)) for index, time in enumerate(instants) if time is not None
+    }
+    assert actual == expected
+    return actual
+
+
+def around(day_start: int, day_end: int) -> list:
+    """Instants that probe a day: its bounds +/- 1 microsecond, every hour, and a NULL."""
+    probes = [day_start - 1, day_start, day_start + 1, day_end - 1, day_end, day_end + 1]
+    probes += list(range(day_start - 2 * HOUR, day_end + 2 * HOUR, HOUR // 2))
+    return probes + [None]
+
+
+DST_DAYS = [
+    ("America/New_York", "2024-03-10", "2024-03-10 05:00", 23),
+    ("America/New_York", "2024-11-03", "2024-11-03 04:00", 25),
+    ("Australia/Sydney", "2024-04-07", "2024-04-06 13:00", 25),
+    ("Australia/Sydney", "2024-10-06", "2024-10-05 14:00", 23),
+    ("Europe/Berlin", "2024-03-31", "2024-03-30 23:00", 23),
+    ("Europe/Berlin", "2024-10-27", "2024-10-26 22:00", 25),
+    # zones whose clocks move at midnight: 00:00 does not exist, the day begins at 01:00
+    ("America/Santiago", "2024-09-08", "2024-09-08 04:00", 23),
+    ("Asia/Beirut", "2024-03-31", "2024-03-30 22:00", 23),
+    ("America/Santiago", "2024-04-07", "2024-04-07 04:00", 24),
+]
+
+
+@pytest.mark.parametrize("zone, day, start, hours", DST_DAYS, ids=lambda v: str(v))
+def test_calendar_days_around_dst_changes_match_zoneinfo(spark, renderer, zone, day, start, hours):
+    day_start, day_end = utc(start), utc(start) + hours * HOUR
+    actual = assert_calendar_matches_model(spark, renderer, around(day_start, day_end), "day", zone)
+    # the day itself is 23, 24 or 25 hours long, and the days before and after touch it
+    windows = sorted({row[1:3] for row in actual.values()})
+    assert (day_start, day_end) in windows
+    for (_, end), (next_start, _) in zip(windows, windows[1:]):
+        assert end == next_start
+
+
+def test_calendar_month_february_2024_in_tokyo(spark, renderer):
+    start, end = utc("2024-01-31 15:00"), utc("2024-02-29 15:00")
+    instants = [start - 1, start, start + 1, utc("2024-02-29 12:00"), end - 1, end, None]
+    actual = assert_calendar_matches_model(spark, renderer, instants, "month", "Asia/Tokyo")
+    assert actual[1][1:] == (start, end, end - 1)
+    assert actual[0][1:3] == (utc("2023-12-31 15:00"), start)
+    assert actual[5][1] == end
+    assert 6 not in actual, "a NULL time belongs to no window"
+
+
+def test_calendar_iso_week_crossing_a_month_and_the_end_of_dst(spark, renderer):
+    # Monday 2024-10-28 00:00 EDT to Monday 2024-11-04 00:00 EST: 7 days and 1 hour
+    start, end = utc("2024-10-28 04:00"), utc("2024-11-04 05:00")
+    instants = [start - 1, start, utc("2024-10-31 23:00"), utc("2024-11-03 05:30"), utc("2024-11-03 06:30"), end - 1, end]
+    actual = assert_calendar_matches_model(spark, renderer, instants, "week", "America/New_York")
+    assert [actual[i][1:3] for i in range(1, 6)] == [(start, end)] * 5
+    assert end - start == (7 * 24 + 1) * HOUR
+    assert actual[0][2] == start and actual[6][1] == end
+
+
+ZONES = [
+    "UTC", "America/New_York", "Australia/Sydney", "Europe/Berlin", "Asia/Tokyo", "America/Santiago",
+    "Asia/Beirut", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns",
+]
+RANGE = (utc("1995-01-01 00:00"), utc("2035-12-31 00:00"))
+
+
+@st.composite
+def calendar_case(draw):
+    """A zone, a unit and up to 15 instants: random ones, and local midnights +/- 1 microsecond."""
+    zone = draw(st.sampled_from(ZONES))
+    unit = draw(st.sampled_from(ref.UNITS))
+    anchor = draw(st.integers(*RANGE))
+    near = st.builds(
+        lambda days, delta: ref.day_start(ref.local_date(anchor, zone) + dt.timedelta(days=days), zone) + delta,
+        st.integers(-40, 40),
+        st.sampled_from([-1, 0, 1]),
+    )
+    instants = draw(st.lists(st.one_of(st.none(), st.integers(*RANGE), near), min_size=1, max_size=15))
+    return zone, unit, instants
+
+
+@PROPERTY_SETTINGS
+@given(case=calendar_case())
+def test_calendar_window_matches_zoneinfo_on_random_instants(spark, renderer, case):
+    zone, unit, instants = case
+    assert_calendar_matches_model(spark, renderer, instants, unit, zone)
+
+
+def test_calendar_window_fails_at_run_time_on_an_unknown_zone(spark, renderer):
+    view = load_rows(spark, CALENDAR_COLUMNS, [(0, 0)])
+    with pytest.raises(Exception, match="INVALID_TIMEZONE"):
+        spark.sql(f"select * from {renderer.call('calendar_window', view, 'ts', 'day', 'Mars/Olympus_Mons')}").collect()
