@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dbt_harness import PROJECT_DIR, Warehouse, configure_environment, run_dbt  # noqa: E402
+from dbt_harness import PROJECT_DIR, configure_environment, open_warehouse, run_dbt  # noqa: E402
 from macro_renderer import MacroRenderer  # noqa: E402
 
 
@@ -37,7 +37,12 @@ def warehouse(dbt_target) -> Warehouse:
     """Builds every seed, model and data test once, then hands out the Spark session."""
     configure_environment(PROJECT_DIR / ".spark_state" / f"tests-{dbt_target}", dbt_target)
     run_dbt(["build", "--target", dbt_target])
-    from pyspark.sql import SparkSession
+    return open_warehouse(dbt_target, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))
 
-    spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
-    return Warehouse(spark=spark, schema=os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))
+
+@pytest.fixture(scope="session")
+def spark(warehouse, dbt_target):
+    """The in-process SparkSession, for tests that run rendered macro SQL directly."""
+    if warehouse.spark is None:
+        pytest.skip(f"needs the in-process Spark of the local target, not {dbt_target!r}")
+    return warehouse.spark

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
@@ -50,24 +49,85 @@ def _failures(result: dbtRunnerResult) -> str:
     )
 
 
-@dataclass
 class Warehouse:
-    """The Spark session dbt opened, and the schema the project builds into."""
+    """Reads what dbt built, with SQL; `spark` is set on the `local` target only."""
 
-    spark: object
-    schema: str
+    spark = None
+
+    def __init__(self, schema: str):
+        self.schema = schema
+
+    def rows(self, sql: str) -> list[tuple]:
+        raise NotImplementedError
+
+    def column_types(self, table: str) -> list[tuple[str, str]]:
+        rows = self.rows(f"describe {self.schema}.{table}")
+        columns = []
+        for name, data_type, *_ in rows:
+            if not name or name.startswith("#"):
+                break  # partition information follows
+            columns.append((name, data_type))
+        return columns
+
+    def table_as_text(self, table: str) -> tuple[list[str], list[tuple]]:
+        """All rows of a table with every value as text, timestamps with 6 decimals in UTC."""
+        columns = self.column_types(table)
+        selected = [
+            f"date_format(`{name}`, 'yyyy-MM-dd HH:mm:ss.SSSSSS')"
+            if data_type == "timestamp"
+            else f"cast(`{name}` as string)"
+            for name, data_type in columns
+        ]
+        query = f"select {', '.join(selected)} from {self.schema}.{table}"
+        return [name for name, _ in columns], self.rows(query)
+
+
+class SessionWarehouse(Warehouse):
+    """The `local` target: the Spark session dbt opened in this process."""
+
+    def __init__(self, schema: str):
+        super().__init__(schema)
+        from pyspark.sql import SparkSession
+
+        self.spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
 
     def rows(self, sql: str) -> list[tuple]:
         return [tuple(row) for row in self.spark.sql(sql).collect()]
 
-    def table_as_text(self, table: str) -> tuple[list[str], list[tuple]]:
-        """All rows of a table with every value as text, timestamps with 6 decimals in UTC."""
-        frame = self.spark.table(f"{self.schema}.{table}")
-        columns = []
-        for field in frame.schema.fields:
-            if field.dataType.typeName() == "timestamp":
-                columns.append(f"date_format(`{field.name}`, 'yyyy-MM-dd HH:mm:ss.SSSSSS')")
-            else:
-                columns.append(f"cast(`{field.name}` as string)")
-        query = f"select {', '.join(columns)} from {self.schema}.{table}"
-        return [field.name for field in frame.schema.fields], self.rows(query)
+
+class ThriftWarehouse(Warehouse):
+    """The `cluster` target: a Thrift (HiveServer2) server, as dbt-spark's thrift method uses."""
+
+    def __init__(self, schema: str):
+        super().__init__(schema)
+        self.connection = None
+
+    def _connect(self):
+        from pyhive import hive
+
+        return hive.connect(
+            host=os.environ.get("SPARK_WINDOWS_THRIFT_HOST", "127.0.0.1"),
+            port=int(os.environ.get("SPARK_WINDOWS_THRIFT_PORT", "10000")),
+            username=os.environ.get("SPARK_WINDOWS_THRIFT_USER", "dbt"),
+            configuration={"spark.sql.session.timeZone": "UTC"},
+        )
+
+    def rows(self, sql: str) -> list[tuple]:
+        for attempt in (1, 2):
+            if self.connection is None:
+                self.connection = self._connect()
+            cursor = self.connection.cursor()
+            try:
+                cursor.execute(sql)
+                return [tuple(row) for row in cursor.fetchall()]
+            except Exception:  # a Thrift server restarted since: connect again, once
+                self.connection = None
+                if attempt == 2:
+                    raise
+            finally:
+                cursor.close()
+        raise AssertionError("unreachable")
+
+
+def open_warehouse(target: str, schema: str) -> Warehouse:
+    return SessionWarehouse(schema) if target == "local" else ThriftWarehouse(schema)
