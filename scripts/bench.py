@@ -1,13 +1,14 @@
 """Benchmark of window_aggregate against the row-copy plans, on one local Spark session.
 
     python scripts/bench.py                         # 5,000,000 events, 1,000 keys, one day
-    python scripts/bench.py --events 10000000 --runs 3 --cases wa_tumble_1m wa_hop_1h_1m
+    python scripts/bench.py --events 5000000 10000000 --cases wa_tumble_1m wa_hop_1h_1m
     python scripts/bench.py --driver-memory 2g --events 20000000 --runs 1
 
-Generates the events once (Parquet, in .spark_state/bench), then times each case several
-times, interleaved, and prints the median of each and its ratio to window_aggregate's 1-minute
-tumble. A case runs its whole query and writes to Spark's `noop` sink, so every window is
-computed and nothing is collected. The SQL comes from the project's macros.
+Generates the events once per size (Parquet, in .spark_state/bench), then times each case
+several times, interleaved, and prints the median of each and its ratio to window_aggregate's
+1-minute tumble; with several sizes, also how each case grows from the first size. A case runs
+its whole query and writes to Spark's `noop` sink, so every window is computed and nothing is
+collected. The SQL comes from the project's macros.
 """
 
 from __future__ import annotations
@@ -30,20 +31,18 @@ AGGREGATES = {"readings": "count(*)", "vehicles": "sum(v)"}
 HOP = {"type": "hop", "slide": "1 minute", "size": "1 hour"}
 
 
-def cases(renderer: MacroRenderer) -> dict[str, str]:
+def cases(renderer: MacroRenderer, view: str) -> dict[str, str]:
     def wa(window):
-        return "select * from " + renderer.call(
-            "window_aggregate", "bench_events", "ts", window, ["k"], AGGREGATES
-        )
+        return "select * from " + renderer.call("window_aggregate", view, "ts", window, ["k"], AGGREGATES)
 
-    tvf_hop = renderer.call("hop", "bench_events", "ts", HOP["slide"], HOP["size"])
+    tvf_hop = renderer.call("hop", view, "ts", HOP["slide"], HOP["size"])
     return {
         "wa_tumble_1m": wa({"type": "tumble", "size": "1 minute"}),
         "wa_hop_1h_1m": wa(HOP),
         "wa_cumulate_1h_1m": wa({"type": "cumulate", "step": "1 minute", "size": "1 hour"}),
         "native_window_hop_1h_1m": (
             "select k, window.start as window_start, window.end as window_end, "
-            "count(*) as readings, sum(v) as vehicles from bench_events "
+            f"count(*) as readings, sum(v) as vehicles from {view} "
             "group by k, window(ts, '1 hour', '1 minute')"
         ),
         "tvf_hop_1h_1m_group_by": (
@@ -70,18 +69,39 @@ def spark_session(args):
     )
 
 
-def generate(spark, args) -> None:
+def generate(spark, args, events: int) -> str:
     """N events over `days` days from 2024-01-01 UTC, keys uniform, v in 0..99 with 1% NULL."""
-    path = args.state_dir / f"events_{args.events}_{args.keys}_{args.days}.parquet"
+    path = args.state_dir / f"events_{events}_{args.keys}_{args.days}.parquet"
     if not path.exists():
         span_us = args.days * 86_400_000_000
         start_us = 1_704_067_200_000_000
-        spark.range(args.events, numPartitions=max(2, args.events // 1_000_000)).selectExpr(
+        spark.range(events, numPartitions=max(2, events // 1_000_000)).selectExpr(
             f"cast(id % {args.keys} as string) as k",
             f"timestamp_micros({start_us} + cast(rand(7) * {span_us} as bigint)) as ts",
             "case when rand(11) < 0.01 then null else cast(rand(13) * 100 as int) end as v",
         ).write.parquet(str(path))
-    spark.read.parquet(str(path)).createOrReplaceTempView("bench_events")
+    view = f"bench_events_{events}"
+    spark.read.parquet(str(path)).createOrReplaceTempView(view)
+    return view
+
+
+def report(args, events, names, timings, medians) -> None:
+    base = medians.get("wa_tumble_1m")
+    print(
+        f"\n{events:,} events, {args.keys:,} keys, {args.days} day(s); local[{args.cores}], "
+        f"{args.shuffle_partitions} shuffle partitions, driver memory {args.driver_memory}; "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus; "
+        f"median of {args.runs} runs after one warm-up"
+    )
+    print("| case | median s | runs s | x wa_tumble_1m |\n|---|---:|---|---:|")
+    for name in names:
+        ratio = f"{medians[name] / base:.2f}" if base else "-"
+        runs = ", ".join(f"{value:.2f}" for value in timings[name])
+        print(f"| {name} | {medians[name]:.2f} | {runs} | {ratio} |")
+    if "native_window_hop_1h_1m" in medians and "wa_hop_1h_1m" in medians:
+        speedup = medians["native_window_hop_1h_1m"] / medians["wa_hop_1h_1m"]
+        print(f"\nwa_hop_1h_1m is {speedup:.1f}x faster than Spark's window() for the same hop")
+    sys.stdout.flush()
 
 
 def time_query(spark, sql: str) -> float:
@@ -92,7 +112,7 @@ def time_query(spark, sql: str) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=5_000_000)
+    parser.add_argument("--events", type=int, nargs="+", default=[5_000_000], help="one or more sizes")
     parser.add_argument("--keys", type=int, default=1_000)
     parser.add_argument("--days", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median)")
@@ -107,38 +127,34 @@ def main(argv=None) -> int:
         shutil.rmtree(args.state_dir)
     args.state_dir.mkdir(parents=True, exist_ok=True)
 
-    queries = cases(MacroRenderer())
-    names = args.cases or list(queries)
-    unknown = sorted(set(names) - set(queries))
+    renderer = MacroRenderer()
+    names = args.cases or list(cases(renderer, "v"))
+    unknown = sorted(set(names) - set(cases(renderer, "v")))
     if unknown:
-        parser.error(f"unknown cases {unknown}; known: {sorted(queries)}")
+        parser.error(f"unknown cases {unknown}; known: {sorted(cases(renderer, 'v'))}")
 
     spark = spark_session(args)
     spark.sparkContext.setLogLevel("ERROR")
-    generate(spark, args)
-    for name in names:  # warm-up: JIT, file listing, code generation
-        time_query(spark, queries[name])
-    timings = {name: [] for name in names}
-    for _ in range(args.runs):
+    medians_by_size = {}
+    for events in args.events:
+        queries = cases(renderer, generate(spark, args, events))
+        for name in names:  # warm-up: JIT, file listing, code generation
+            time_query(spark, queries[name])
+        timings = {name: [] for name in names}
+        for _ in range(args.runs):
+            for name in names:
+                timings[name].append(time_query(spark, queries[name]))
+        medians = {name: statistics.median(values) for name, values in timings.items()}
+        medians_by_size[events] = medians
+        report(args, events, names, timings, medians)
+    if len(args.events) > 1:
+        first = args.events[0]
+        print(f"\ngrowth from {first:,} events (median / median at {first:,})")
+        print("| case | " + " | ".join(f"{n:,}" for n in args.events[1:]) + " |")
+        print("|---|" + "---:|" * (len(args.events) - 1))
         for name in names:
-            timings[name].append(time_query(spark, queries[name]))
-
-    medians = {name: statistics.median(values) for name, values in timings.items()}
-    base = medians.get("wa_tumble_1m")
-    print(
-        f"\n{args.events:,} events, {args.keys:,} keys, {args.days} day(s); local[{args.cores}], "
-        f"{args.shuffle_partitions} shuffle partitions, driver memory {args.driver_memory}; "
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus; "
-        f"median of {args.runs} runs after one warm-up"
-    )
-    print(f"| case | median s | runs s | x wa_tumble_1m |\n|---|---:|---|---:|")
-    for name in names:
-        ratio = f"{medians[name] / base:.2f}" if base else "-"
-        runs = ", ".join(f"{value:.2f}" for value in timings[name])
-        print(f"| {name} | {medians[name]:.2f} | {runs} | {ratio} |")
-    if "native_window_hop_1h_1m" in medians and "wa_hop_1h_1m" in medians:
-        speedup = medians["native_window_hop_1h_1m"] / medians["wa_hop_1h_1m"]
-        print(f"\nwa_hop_1h_1m is {speedup:.1f}x faster than Spark's window() for the same hop")
+            growth = [medians_by_size[n][name] / medians_by_size[first][name] for n in args.events[1:]]
+            print(f"| {name} | " + " | ".join(f"{g:.2f}" for g in growth) + " |")
     spark.stop()
     return 0
 
