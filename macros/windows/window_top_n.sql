@@ -1,0 +1,22 @@
+{#- WINDOW_TOP_N: the first n rows of each window (and partition) in an order, as Flink SQL's
+    window Top-N (ROW_NUMBER() OVER (PARTITION BY window_start, window_end, ... ORDER BY ...)
+    with rownum <= n). Rows with equal order_by values are ordered by the row's JSON text, so
+    exactly min(n, rows) rows are kept and which ones is deterministic. -#}
+{% macro window_top_n(relation, partition_by, order_by, n) -%}
+    {{ return(adapter.dispatch('window_top_n', 'spark_windows')(relation, partition_by, order_by, n)) }}
+{%- endmacro %}
+
+
+{% macro default__window_top_n(relation, partition_by, order_by, n) -%}
+    {{ _sw_unsupported_adapter('window_top_n') }}
+{%- endmacro %}
+
+
+{% macro spark__window_top_n(relation, partition_by, order_by, n) -%}
+    {%- set name = 'window_top_n' -%}
+    {%- do _sw_require_relation(relation, name) -%}
+    {%- set keys = _sw_column_list(partition_by, name, 'partition_by') -%}
+    {%- set order_terms = _sw_order_terms(order_by, name, 'order_by') -%}
+    {%- set top = _sw_row_count(n, name, 'n') -%}
+    {{ _sw_keep_ranked_rows(relation, keys, order_terms, top, 'asc', 'rownum') }}
+{%- endmacro %}
