@@ -1,12 +1,13 @@
 {#-
-    _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false)
+    _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none)
 
     The one place durations are read. Accepts '<integer> <unit>' with an optional leading
     `interval` and optional quotes around the integer (Flink's `INTERVAL '5' MINUTE`), unit one of
     millisecond, second, minute, hour, day (singular or plural, any case). Returns the duration
-    in microseconds as a Python integer, so no size can overflow at render time.
+    in microseconds as a Python integer, so no size can overflow at render time. `or_accepted`
+    names what else the argument may be (session's gap: an expression), for the error messages.
 -#}
-{% macro _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false) %}
+{% macro _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none) %}
     {%- set units = {
         'millisecond': 1000,
         'second': 1000000,
@@ -18,6 +19,7 @@
         a string '<integer> <unit>' such as '5 minutes' or 'interval 1 hour'
         {%- if allow_negative %} (a leading '-' is allowed){% endif -%}
         , unit one of millisecond, second, minute, hour, day (singular or plural)
+        {%- if or_accepted %}; or {{ or_accepted }}{% endif -%}
     {%- endset -%}
     {%- if value is not string -%}
         {{ exceptions.raise_compiler_error(

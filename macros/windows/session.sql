@@ -1,6 +1,7 @@
 {#- SESSION: windows that close after `gap` without rows, per partition, as Flink SQL's SESSION.
     A row at most `gap` after the previous one (exactly `gap` included) continues the session;
-    window_end is the session's last time + gap. -#}
+    window_end is the session's last time + gap. `gap` may also be a SQL expression evaluated
+    per row (Flink's dynamic gap): see macros/_internal/_sw_session_gap.sql. -#}
 {% macro session(relation, time_col, gap, partition_by=none) -%}
     {{ return(adapter.dispatch('session', 'spark_windows')(relation, time_col, gap, partition_by)) }}
 {%- endmacro %}
@@ -14,13 +15,16 @@
 {% macro spark__session(relation, time_col, gap, partition_by=none) -%}
     {%- do _sw_require_relation(relation, 'session') -%}
     {%- do _sw_require_column(time_col, 'session', 'time_col') -%}
-    {%- set gap_us = _sw_duration_us(gap, 'session', 'gap') -%}
+    {%- set gap_us = _sw_session_gap_us(gap, 'session') -%}
     {%- set keys = _sw_column_list(partition_by, 'session', 'partition_by') -%}
     {%- set key_aliases = [] -%}
     {%- for key in keys -%}
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
     {%- endfor -%}
     {%- set partition_clause = ('partition by ' ~ key_aliases | join(', ')) if keys else '' -%}
+    {%- if gap_us is none -%}
+        {{ return(_sw_dynamic_session(relation, time_col, gap, keys, key_aliases, partition_clause)) }}
+    {%- endif -%}
     {#- The source row travels as one struct so that every input column comes out unchanged
         without listing them (and without the helper columns). -#}
 (

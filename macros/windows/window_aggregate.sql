@@ -30,7 +30,8 @@
 
 
 {#- Checks the window dict and returns it with sizes in microseconds:
-    {type, size_us, pane_us, panes_per_window, offset_us (reduced), gap_us, and the original strings}. -#}
+    {type, size_us, pane_us, panes_per_window, offset_us (reduced), gap_us (none for a gap
+    expression), and the original strings}. -#}
 {% macro _sw_window_spec(window, macro_name) %}
     {%- set required = {
         'tumble': ['size'],
@@ -62,7 +63,8 @@
     {%- endfor -%}
     {%- set where = macro_name ~ " (" ~ type ~ " window)" -%}
     {%- if type == 'session' -%}
-        {{ return({'type': type, 'gap': window['gap'], 'gap_us': _sw_duration_us(window['gap'], where, 'gap')}) }}
+        {#- gap_us is none for a gap expression (a per-row gap), which session() evaluates -#}
+        {{ return({'type': type, 'gap': window['gap'], 'gap_us': _sw_session_gap_us(window['gap'], where)}) }}
     {%- endif -%}
     {%- set size_us = _sw_duration_us(window['size'], where, 'size') -%}
     {%- set pane_key = {'tumble': 'size', 'hop': 'slide', 'cumulate': 'step'}[type] -%}

@@ -1,0 +1,158 @@
+{#- Session gaps: a fixed duration, or a SQL expression evaluated per row (Flink's
+    `withDynamicGap`).
+
+    How a gap string is read (_sw_gap_is_expression): it is an EXPRESSION when
+      1. it holds a character other than letters, digits, blanks and _ ' . + -
+         (parentheses, operators, commas, backticks, `=`, ...), or
+      2. after an optional leading `interval` it has more than two words, and it either starts
+         with `interval` or does not start with a number: `case channel when 'mobile' then
+         interval 30 minutes else interval 10 minutes end`, `interval 1 hour 30 minutes`, or
+      3. it is a single column name (`session_gap`, `c.session_gap`) that is not `interval` or
+         a time unit word (`minutes`, `day`, ...).
+    Everything else is read as a fixed DURATION by _sw_duration_us, so what looks like a
+    malformed duration ('10 minuets', '0 minutes', '-5 minutes', '5', 'five minutes',
+    '1 hour 30 minutes', 'minutes') stays a compile error. Every string _sw_duration_us
+    accepts is a duration by this rule. -#}
+
+{% macro _sw_gap_is_expression(value) %}
+    {%- set unit_words = [
+        'interval', 'microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'week',
+        'month', 'quarter', 'year',
+    ] -%}
+    {%- if value is not string -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set words = value.lower().split() -%}
+    {%- if words | length == 0 -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- for word in words -%}
+        {%- if not modules.re.fullmatch("[a-z0-9_'.+-]+", word) -%}
+            {{ return(true) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set leading_interval = words[0] == 'interval' -%}
+    {%- set rest = words[1:] if leading_interval else words -%}
+    {%- if rest | length > 2 -%}
+        {{ return(leading_interval or rest[0][0] not in "0123456789+-.'") }}
+    {%- endif -%}
+    {%- if words | length == 1
+        and words[0] not in unit_words
+        and (words[0][:-1] if words[0].endswith('s') else words[0]) not in unit_words
+        and modules.re.fullmatch("[a-z_][a-z0-9_]*([.][a-z_][a-z0-9_]*)*", words[0]) -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {{ return(false) }}
+{% endmacro %}
+
+
+{#- The gap in microseconds (a Python integer) when it is a fixed duration, none when it is an
+    expression. A malformed duration is a compile error that also names the expression form. -#}
+{% macro _sw_session_gap_us(gap, macro_name) %}
+    {%- if _sw_gap_is_expression(gap) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set or_accepted -%}
+        a SQL expression giving each row's gap as an interval, such as "case when channel = 'mobile' then interval 30 minutes else interval 10 minutes end" or a column name (a string is read as an expression only when it holds more than '<integer> <unit>': parentheses, operators, several words, or a lone column name)
+    {%- endset -%}
+    {{ return(_sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted)) }}
+{% endmacro %}
+
+
+{#- Session windows whose gap is the SQL expression `gap`, evaluated on each input row.
+
+    Each row opens [time, time + its gap); windows that overlap or touch merge, as Flink's
+    dynamic gap sessions. In time order, a row starts a new session unless its time is at most
+    the largest time + gap of the earlier rows of its partition (a running max over the
+    preceding rows); window_end is the largest time + gap of the session.
+
+    The gap is converted to microseconds without the session time zone: it is added to the
+    epoch as a TIMESTAMP_NTZ (no zone, a day is 24 hours) and the difference is read field by
+    field. Rows whose gap is NULL belong to no session (like rows whose time is NULL); a
+    negative gap counts as zero; a gap with a month or year part fails the query. -#}
+{% macro _sw_dynamic_session(relation, time_col, gap, keys, key_aliases, partition_clause) -%}
+    {%- set by_session = (key_aliases + ['__sw_session_index']) | join(', ') -%}
+    {%- set epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)" -%}
+(
+    select
+        __sw_sessions.__sw_row.*,
+        {{ _sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_end') }}
+    from (
+        select
+            __sw_row,
+            min(__sw_ts) over (partition by {{ by_session }}) as __sw_session_first,
+            max(__sw_ts + __sw_gap_us) over (partition by {{ by_session }}) as __sw_session_end
+        from (
+            select
+                __sw_row,
+                {%- for alias in key_aliases %}
+                {{ alias }},
+                {%- endfor %}
+                __sw_ts,
+                __sw_gap_us,
+                sum(__sw_starts_session) over (
+                    {{ partition_clause }} order by __sw_ts rows between unbounded preceding and current row
+                ) as __sw_session_index
+            from (
+                select
+                    __sw_row,
+                    {%- for alias in key_aliases %}
+                    {{ alias }},
+                    {%- endfor %}
+                    __sw_ts,
+                    __sw_gap_us,
+                    case
+                        when __sw_ts <= max(__sw_ts + __sw_gap_us) over (
+                            {{ partition_clause }} order by __sw_ts rows between unbounded preceding and 1 preceding
+                        ) then 0
+                        else 1
+                    end as __sw_starts_session
+                from (
+                    select
+                        __sw_row,
+                        {%- for alias in key_aliases %}
+                        {{ alias }},
+                        {%- endfor %}
+                        __sw_ts,
+                        greatest(
+                            cast(extract(day from __sw_gap_span) as bigint) * 86400000000
+                            + cast(extract(hour from __sw_gap_span) as bigint) * 3600000000
+                            + cast(extract(minute from __sw_gap_span) as bigint) * 60000000
+                            + cast(extract(second from __sw_gap_span) * 1000000 as bigint),
+                            0
+                        ) as __sw_gap_us
+                    from (
+                        select
+                            __sw_row,
+                            {%- for alias in key_aliases %}
+                            {{ alias }},
+                            {%- endfor %}
+                            __sw_ts,
+                            case
+                                when lower(cast(__sw_gap as string)) rlike 'year|month' then raise_error(concat(
+                                    'spark_windows.session: gap (', cast(__sw_gap as string), ') of a row has a month or year part; ',
+                                    'months and years have no fixed length: give the gap in days, hours, minutes, seconds or milliseconds'
+                                ))
+                                else ({{ epoch }} + __sw_gap) - {{ epoch }}
+                            end as __sw_gap_span
+                        from (
+                            select
+                                struct(__sw_source.*) as __sw_row,
+                                {%- for key in keys %}
+                                {{ key }} as {{ key_aliases[loop.index0] }},
+                                {%- endfor %}
+                                {{ _sw_ts_us(time_col) }} as __sw_ts,
+                                (
+                                    {{ gap }}
+                                ) as __sw_gap
+                            from {{ relation }} as __sw_source
+                            where {{ time_col }} is not null
+                        ) as __sw_rows
+                        where __sw_gap is not null
+                    ) as __sw_spans
+                ) as __sw_gaps
+            ) as __sw_marked
+        ) as __sw_numbered
+    ) as __sw_sessions
+)
+{%- endmacro %}
