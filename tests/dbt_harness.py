@@ -23,12 +23,12 @@ def configure_environment(state_dir: Path, target: str) -> None:
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 
 
-def run_dbt(args: list[str], expect_pass: bool = True) -> dbtRunnerResult:
+def run_dbt(args: list[str], expect_pass: bool = True, project_dir: Path = PROJECT_DIR) -> dbtRunnerResult:
     """Runs `dbt <args>` in this process from the project directory."""
     cwd = os.getcwd()
-    os.chdir(PROJECT_DIR)
+    os.chdir(project_dir)
     try:
-        result = dbtRunner().invoke([*args, "--project-dir", str(PROJECT_DIR)])
+        result = dbtRunner().invoke([*args, "--project-dir", str(project_dir)])
     finally:
         os.chdir(cwd)
     if result.success != expect_pass:
