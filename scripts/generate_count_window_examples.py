@@ -38,9 +38,14 @@ def window_row(sensor, index, first, last, members):
     counts = [count for _, _, count in members]
     present = [count for count in counts if count is not None]
     return [
-        sensor, index, first, last,
-        stamp(min(ts for _, ts, _ in members)), stamp(max(ts for _, ts, _ in members)),
-        len(members), sum(present) if present else "",
+        sensor,
+        index,
+        first,
+        last,
+        stamp(min(ts for _, ts, _ in members)),
+        stamp(max(ts for _, ts, _ in members)),
+        len(members),
+        sum(present) if present else "",
     ]
 
 
@@ -71,8 +76,14 @@ def main():
         [(sensor, stamp(ts), "" if count is None else count) for sensor, ts, count in rows],
     )
     header = [
-        "sensor_id", "window_index", "window_first_row", "window_last_row",
-        "first_reading_ts", "last_reading_ts", "readings", "vehicles",
+        "sensor_id",
+        "window_index",
+        "window_first_row",
+        "window_last_row",
+        "first_reading_ts",
+        "last_reading_ts",
+        "readings",
+        "vehicles",
     ]
     expected = PROJECT_DIR / "seeds" / "expected"
     write(expected / "expected__sensor_vehicles_per_100_readings.csv", header, windows(rows, 100, 100))

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dbt_harness import PROJECT_DIR, configure_environment, open_warehouse, run_dbt  # noqa: E402
+from dbt_harness import PROJECT_DIR, Warehouse, configure_environment, open_warehouse, run_dbt  # noqa: E402
 from macro_renderer import MacroRenderer  # noqa: E402
 
 

@@ -43,9 +43,7 @@ def run_dbt(args: list[str], expect_pass: bool = True, project_dir: Path = PROJE
 def _failures(result: dbtRunnerResult) -> str:
     rows = getattr(result.result, "results", None) or []
     return "; ".join(
-        f"{row.node.unique_id}: {row.message}"
-        for row in rows
-        if str(row.status) not in ("success", "pass")
+        f"{row.node.unique_id}: {row.message}" for row in rows if str(row.status) not in ("success", "pass")
     )
 
 

@@ -61,9 +61,7 @@ class MacroRenderer:
     """Loads every macro file under ``macros/``; ``call(name, ...)`` renders one macro."""
 
     def __init__(self, adapter_type: str = "spark", macro_dir: Path = MACRO_DIR):
-        self.env = jinja2.sandbox.SandboxedEnvironment(
-            extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined
-        )
+        self.env = jinja2.sandbox.SandboxedEnvironment(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
         self.env.globals.update(
             {

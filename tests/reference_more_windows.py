@@ -31,8 +31,7 @@ def spark_json(fields: dict, timestamps=()) -> str:
     `timestamps`) as 'yyyy-MM-dd HH:mm:ss.SSSSSS' in UTC. Models strings, integers and
     timestamps only."""
     shown = {
-        name: utc_text(value) if name in timestamps and value is not None else value
-        for name, value in fields.items()
+        name: utc_text(value) if name in timestamps and value is not None else value for name, value in fields.items()
     }
     return json.dumps(shown, separators=(",", ":"), ensure_ascii=False)
 

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from compare import assert_same_rows, read_csv
 from dbt_harness import PROJECT_DIR, run_dbt
 
@@ -33,9 +32,7 @@ def wait_for_line(log: Path, text: str, seconds: float) -> bool:
     return False
 
 
-def test_thrift_server_stopped_mid_run_fails_clearly_and_the_next_run_recovers(
-    warehouse, dbt_target, tmp_path
-):
+def test_thrift_server_stopped_mid_run_fails_clearly_and_the_next_run_recovers(warehouse, dbt_target, tmp_path):
     if dbt_target != "cluster":
         pytest.skip("runs on the cluster target only (scripts/cluster.sh start)")
     log = tmp_path / "dbt.log"

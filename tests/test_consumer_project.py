@@ -5,7 +5,6 @@ window_aggregate, hold the hand-computed windows."""
 from __future__ import annotations
 
 import pytest
-
 from compare import assert_same_rows
 from dbt_harness import PROJECT_DIR, run_dbt
 

@@ -9,9 +9,8 @@ import re
 
 import pytest
 import sqlglot
-from sqlglot import exp
-
 from macro_renderer import CompilerError, MacroRenderer
+from sqlglot import exp
 
 pytestmark = pytest.mark.fast
 
@@ -51,9 +50,7 @@ def projections(sql: str) -> list[str]:
     return [projection.alias_or_name for projection in inner.expressions]
 
 
-@pytest.mark.parametrize(
-    "relation, gap, keys", list(itertools.product(RELATIONS, EXPRESSIONS, KEYS)), ids=repr
-)
+@pytest.mark.parametrize("relation, gap, keys", list(itertools.product(RELATIONS, EXPRESSIONS, KEYS)), ids=repr)
 def test_gap_expressions_render_to_spark_sql_with_the_window_columns(renderer, relation, gap, keys):
     sql = renderer.call("session", relation, "ts", gap, keys)
     names = projections(sql)

@@ -9,11 +9,10 @@ gap as a day-time interval. Times and gaps are written as microseconds, so no zo
 from __future__ import annotations
 
 import pytest
+import reference_windows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.errors import AnalysisException
-
-import reference_windows
 from reference_dynamic_gaps import session_dynamic
 from test_properties import aggregated, expected
 
@@ -91,9 +90,7 @@ def gapped_events(draw):
     )
     return draw(
         st.lists(
-            st.tuples(
-                st.sampled_from(["a", "b", None]), times, st.one_of(st.none(), st.integers(-1000, 1000)), gaps
-            ),
+            st.tuples(st.sampled_from(["a", "b", None]), times, st.one_of(st.none(), st.integers(-1000, 1000)), gaps),
             max_size=30,
         )
     )

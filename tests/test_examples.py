@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from compare import assert_same_rows, read_csv
 from dbt_harness import PROJECT_DIR
 

@@ -9,7 +9,6 @@ once through window_aggregate (flink_wa__*).
 from __future__ import annotations
 
 import pytest
-
 from compare import assert_same_rows, read_csv
 from dbt_harness import PROJECT_DIR
 

@@ -203,8 +203,7 @@ def test_argument_types_are_types_dbt_accepts():
     ]
     _fail_on(
         problems,
-        "argument types dbt's validate_macro_args rejects (write the detail, e.g. 'duration', "
-        "in the description)",
+        "argument types dbt's validate_macro_args rejects (write the detail, e.g. 'duration', in the description)",
     )
 
 
@@ -221,9 +220,7 @@ def test_every_yaml_entry_names_a_macro_of_the_project():
         for path, _ in found
         if name not in defined
     ]
-    _fail_on(
-        problems, "YAML entries naming no macro (dbt ignores them; a generic test `x` is `test_x`)"
-    )
+    _fail_on(problems, "YAML entries naming no macro (dbt ignores them; a generic test `x` is `test_x`)")
 
 
 @pytest.mark.fast

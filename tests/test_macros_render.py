@@ -6,9 +6,8 @@ import itertools
 
 import pytest
 import sqlglot
-from sqlglot import exp
-
 from macro_renderer import CompilerError, MacroRenderer
+from sqlglot import exp
 
 pytestmark = pytest.mark.fast
 
@@ -26,9 +25,7 @@ def window_calls():
         size = f"{int(slide.split()[0]) * ratio} {slide.split()[1]}"
         yield ("hop", relation, "ts", slide, size, offset)
         yield ("cumulate", relation, "ts", slide, size, offset)
-    for relation, gap, keys in itertools.product(
-        RELATIONS, DURATIONS, [None, [], ["k"], ["tenant", "user_id"]]
-    ):
+    for relation, gap, keys in itertools.product(RELATIONS, DURATIONS, [None, [], ["k"], ["tenant", "user_id"]]):
         yield ("session", relation, "ts", gap, keys)
 
 
@@ -85,17 +82,29 @@ BAD_CALLS = [
     (("tumble", "ev", None, "5 minutes"), "tumble: time_col (None) must be a column name"),
     (("tumble", None, "ts", "5 minutes"), "tumble: relation is empty"),
     (("tumble", "  ", "ts", "5 minutes"), "tumble: relation is empty"),
-    (("hop", "ev", "ts", "7 minutes", "10 minutes"), "hop: size ('10 minutes') must be a whole multiple of slide ('7 minutes')"),
+    (
+        ("hop", "ev", "ts", "7 minutes", "10 minutes"),
+        "hop: size ('10 minutes') must be a whole multiple of slide ('7 minutes')",
+    ),
     (("hop", "ev", "ts", "0 seconds", "10 minutes"), "hop: slide ('0 seconds') must be greater than zero"),
     (("hop", "ev", "ts", "1 minute", "-10 minutes"), "hop: size ('-10 minutes') must not be negative"),
     (("hop", "ev", "ts", "1 minute", "10 minutes", "1 fortnight"), "hop: offset ('1 fortnight') is not a duration"),
-    (("cumulate", "ev", "ts", "7 minutes", "1 hour"), "cumulate: size ('1 hour') must be a whole multiple of step ('7 minutes')"),
+    (
+        ("cumulate", "ev", "ts", "7 minutes", "1 hour"),
+        "cumulate: size ('1 hour') must be a whole multiple of step ('7 minutes')",
+    ),
     (("cumulate", "ev", "ts", "-1 minute", "1 hour"), "cumulate: step ('-1 minute') must not be negative"),
     (("session", "ev", "ts", "0 minutes"), "session: gap ('0 minutes') must be greater than zero"),
     (("session", "ev", "ts", "10 minutes", "k"), "session: partition_by ('k') must be a list of column names"),
-    (("session", "ev", "ts", "10 minutes", ["k", 3]), "session: partition_by (['k', 3]) must be a list of column names"),
+    (
+        ("session", "ev", "ts", "10 minutes", ["k", 3]),
+        "session: partition_by (['k', 3]) must be a list of column names",
+    ),
     (("session", "ev", "ts", "10 minutes", ["k", ""]), "must be a list of column names"),
-    (("session", "ev", "ts", "10 minutes", {"k": 1}), "session: partition_by ({'k': 1}) must be a list of column names"),
+    (
+        ("session", "ev", "ts", "10 minutes", {"k": 1}),
+        "session: partition_by ({'k': 1}) must be a list of column names",
+    ),
 ]
 
 

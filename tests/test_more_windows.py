@@ -11,10 +11,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import reference_more_windows as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import reference_more_windows as ref
 
 pytestmark = pytest.mark.slow
 
@@ -52,13 +51,8 @@ def load_rows(spark, columns: dict[str, str], rows) -> str:
         spark.sql(f"create or replace temp view {VIEW} as select {nulls} where false")
         return VIEW
     kinds = list(columns.values())
-    values = ", ".join(
-        "(" + ", ".join(literal(value, kind) for value, kind in zip(row, kinds)) + ")" for row in rows
-    )
-    spark.sql(
-        f"create or replace temp view {VIEW} as "
-        f"select * from values {values} as rows({', '.join(columns)})"
-    )
+    values = ", ".join("(" + ", ".join(literal(value, kind) for value, kind in zip(row, kinds)) + ")" for row in rows)
+    spark.sql(f"create or replace temp view {VIEW} as select * from values {values} as rows({', '.join(columns)})")
     return VIEW
 
 
@@ -75,7 +69,7 @@ def count_case(draw):
             st.tuples(
                 st.sampled_from(["a", "b", None]),
                 st.one_of(st.none(), st.integers(0, 4)),
-                st.one_of(st.none(), st.integers(-3, 3), st.integers(-10**12, 10**12)),
+                st.one_of(st.none(), st.integers(-3, 3), st.integers(-(10**12), 10**12)),
                 st.one_of(st.none(), st.integers(-3, 3)),
             ),
             max_size=40,
@@ -131,13 +125,22 @@ def test_count_window_output_columns_and_types(spark, renderer):
     view = load_rows(spark, COUNT_COLUMNS, [("a", 1, 10, 1), ("a", 2, 20, 2), ("a", 3, 30, 3)])
     frame = spark.sql(f"select * from {renderer.call('count_window', view, ['o'], 2, 1, ['k'])}")
     assert [(f.name, f.dataType.simpleString()) for f in frame.schema.fields] == [
-        ("k", "string"), ("o", "int"), ("ts", "timestamp"), ("v", "int"),
-        ("window_index", "bigint"), ("window_first_row", "bigint"), ("window_last_row", "bigint"),
+        ("k", "string"),
+        ("o", "int"),
+        ("ts", "timestamp"),
+        ("v", "int"),
+        ("window_index", "bigint"),
+        ("window_first_row", "bigint"),
+        ("window_last_row", "bigint"),
     ]
     # countWindow(2, 1) over three rows: windows end at rows 1, 2 and 3 and hold up to 2 rows
     selected = frame.select("o", "window_index", "window_first_row", "window_last_row").collect()
     assert sorted(tuple(row) for row in selected) == [
-        (1, 0, 1, 1), (1, 1, 1, 2), (2, 1, 1, 2), (2, 2, 2, 3), (3, 2, 2, 3),
+        (1, 0, 1, 1),
+        (1, 1, 1, 2),
+        (2, 1, 1, 2),
+        (2, 2, 2, 3),
+        (3, 2, 2, 3),
     ]
 
 
@@ -216,7 +219,15 @@ def test_calendar_month_february_2024_in_tokyo(spark, renderer):
 def test_calendar_iso_week_crossing_a_month_and_the_end_of_dst(spark, renderer):
     # Monday 2024-10-28 00:00 EDT to Monday 2024-11-04 00:00 EST: 7 days and 1 hour
     start, end = utc("2024-10-28 04:00"), utc("2024-11-04 05:00")
-    instants = [start - 1, start, utc("2024-10-31 23:00"), utc("2024-11-03 05:30"), utc("2024-11-03 06:30"), end - 1, end]
+    instants = [
+        start - 1,
+        start,
+        utc("2024-10-31 23:00"),
+        utc("2024-11-03 05:30"),
+        utc("2024-11-03 06:30"),
+        end - 1,
+        end,
+    ]
     actual = assert_calendar_matches_model(spark, renderer, instants, "week", "America/New_York")
     assert [actual[i][1:3] for i in range(1, 6)] == [(start, end)] * 5
     assert end - start == (7 * 24 + 1) * HOUR
@@ -224,8 +235,17 @@ def test_calendar_iso_week_crossing_a_month_and_the_end_of_dst(spark, renderer):
 
 
 ZONES = [
-    "UTC", "America/New_York", "Australia/Sydney", "Europe/Berlin", "Asia/Tokyo", "America/Santiago",
-    "Asia/Beirut", "Asia/Kolkata", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns",
+    "UTC",
+    "America/New_York",
+    "Australia/Sydney",
+    "Europe/Berlin",
+    "Asia/Tokyo",
+    "America/Santiago",
+    "Asia/Beirut",
+    "Asia/Kolkata",
+    "Australia/Lord_Howe",
+    "Pacific/Chatham",
+    "America/St_Johns",
 ]
 RANGE = (utc("1995-01-01 00:00"), utc("2035-12-31 00:00"))
 

@@ -10,11 +10,10 @@ import datetime as dt
 import itertools
 
 import pytest
-import sqlglot
-from sqlglot import exp
-
 import reference_more_windows as ref
+import sqlglot
 from macro_renderer import CompilerError, MacroRenderer
+from sqlglot import exp
 
 pytestmark = pytest.mark.fast
 
@@ -50,7 +49,15 @@ def test_count_window_renders_spark_sql_with_the_count_columns(renderer, call):
 
 def calendar_calls():
     units = ["day", "week", "month", "quarter", "year", "Day", "WEEKS", " Month "]
-    zones = ["UTC", "America/New_York", "Australia/Sydney", "Europe/Berlin", "+08:00", "Etc/GMT-14", "America/Argentina/Buenos_Aires"]
+    zones = [
+        "UTC",
+        "America/New_York",
+        "Australia/Sydney",
+        "Europe/Berlin",
+        "+08:00",
+        "Etc/GMT-14",
+        "America/Argentina/Buenos_Aires",
+    ]
     for relation, unit, zone in itertools.product(RELATIONS, units, zones):
         yield (relation, "ts", unit, zone)
     yield ("events", "ts", "day")  # time_zone defaults to UTC
@@ -93,7 +100,11 @@ def test_count_window_orders_ascending_with_nulls_first_then_by_the_row_json(ren
     assert all(not o.args.get("desc") and o.args.get("nulls_first") for o in order[:2])
     tie = order[2].sql(dialect="spark")
     assert tie.startswith("TO_JSON(__sw_row")
-    for option in ("'timeZone', 'UTC'", "'ignoreNullFields', 'false'", "'timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS'"):
+    for option in (
+        "'timeZone', 'UTC'",
+        "'ignoreNullFields', 'false'",
+        "'timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSSSSS'",
+    ):
         assert option in tie
 
 
@@ -137,7 +148,9 @@ def test_row_counts_are_returned_as_given(renderer):
     assert renderer.call("_sw_row_count", 100, "m", "size") == 100
 
 
-@pytest.mark.parametrize("unit, expected", [("day", "day"), ("Days", "day"), (" WEEK ", "week"), ("quarters", "quarter")])
+@pytest.mark.parametrize(
+    "unit, expected", [("day", "day"), ("Days", "day"), (" WEEK ", "week"), ("quarters", "quarter")]
+)
 def test_calendar_units_are_read_in_any_case_singular_or_plural(renderer, unit, expected):
     assert renderer.call("_sw_calendar_unit", unit, "m") == expected
 
@@ -145,7 +158,9 @@ def test_calendar_units_are_read_in_any_case_singular_or_plural(renderer, unit, 
 # --- bad arguments -------------------------------------------------------------------------
 
 POSITIVE = "must be a positive integer number of rows, such as 100 (a number, not a string)"
-UNITS = "expected one of day, week, month, quarter, year (weeks are ISO weeks, from Monday 00:00 to the next Monday 00:00)"
+UNITS = (
+    "expected one of day, week, month, quarter, year (weeks are ISO weeks, from Monday 00:00 to the next Monday 00:00)"
+)
 ZONE = "must be a non-empty time zone name such as 'America/New_York', 'Europe/Berlin' or 'UTC'"
 
 BAD_CALLS = [
@@ -162,19 +177,34 @@ BAD_CALLS = [
     (("count_window", "ev", ["ts"], 100, "10"), f"count_window: slide ('10') {POSITIVE}"),
     (("count_window", "ev", ["ts"], 100, -10), f"count_window: slide (-10) {POSITIVE}"),
     (("count_window", "ev", ["ts"], 100, True), f"count_window: slide (True) {POSITIVE}"),
-    (("count_window", "ev", None, 100), "count_window: order_by (None) must name at least one column, such as ['reading_ts']"),
+    (
+        ("count_window", "ev", None, 100),
+        "count_window: order_by (None) must name at least one column, such as ['reading_ts']",
+    ),
     (("count_window", "ev", [], 100), "count_window: order_by ([]) must name at least one column"),
     (("count_window", "ev", "ts", 100), "count_window: order_by ('ts') must be a list of column names"),
     (("count_window", "ev", ["ts", 3], 100), "count_window: order_by (['ts', 3]) must be a list of column names"),
     (("count_window", "ev", ["ts", " "], 100), "count_window: order_by (['ts', ' ']) must be a list of column names"),
-    (("count_window", "ev", ["ts desc"], 100), "count_window: order_by item ('ts desc') must be a column name without a direction"),
-    (("count_window", "ev", ["id", "ts ASC"], 100), "count_window: order_by item ('ts ASC') must be a column name without a direction"),
+    (
+        ("count_window", "ev", ["ts desc"], 100),
+        "count_window: order_by item ('ts desc') must be a column name without a direction",
+    ),
+    (
+        ("count_window", "ev", ["id", "ts ASC"], 100),
+        "count_window: order_by item ('ts ASC') must be a column name without a direction",
+    ),
     (("count_window", "ev", ["ts nulls last"], 100), "leave out asc, desc and nulls first/last"),
     (("count_window", "ev", ["ts"], 100, None, "k"), "count_window: partition_by ('k') must be a list of column names"),
-    (("count_window", "ev", ["ts"], 100, None, {"k": 1}), "count_window: partition_by ({'k': 1}) must be a list of column names"),
+    (
+        ("count_window", "ev", ["ts"], 100, None, {"k": 1}),
+        "count_window: partition_by ({'k': 1}) must be a list of column names",
+    ),
     (("count_window", None, ["ts"], 100), "count_window: relation is empty"),
     (("count_window", " ", ["ts"], 100), "count_window: relation is empty"),
-    (("calendar_window", "ev", "ts", "fortnight"), f"calendar_window: unit ('fortnight') is not a calendar unit; {UNITS}"),
+    (
+        ("calendar_window", "ev", "ts", "fortnight"),
+        f"calendar_window: unit ('fortnight') is not a calendar unit; {UNITS}",
+    ),
     (("calendar_window", "ev", "ts", "1 day"), f"calendar_window: unit ('1 day') is not a calendar unit; {UNITS}"),
     (("calendar_window", "ev", "ts", "hour"), "calendar_window: unit ('hour') is not a calendar unit"),
     (("calendar_window", "ev", "ts", None), f"calendar_window: unit (None) is not a calendar unit; {UNITS}"),
@@ -182,7 +212,10 @@ BAD_CALLS = [
     (("calendar_window", "ev", "ts", "day", ""), f"calendar_window: time_zone ('') {ZONE}"),
     (("calendar_window", "ev", "ts", "day", None), f"calendar_window: time_zone (None) {ZONE}"),
     (("calendar_window", "ev", "ts", "day", 8), f"calendar_window: time_zone (8) {ZONE}"),
-    (("calendar_window", "ev", "ts", "day", "America/New York"), "calendar_window: time_zone ('America/New York') must be"),
+    (
+        ("calendar_window", "ev", "ts", "day", "America/New York"),
+        "calendar_window: time_zone ('America/New York') must be",
+    ),
     (("calendar_window", "ev", "ts", "day", "UTC'); drop table t; --"), "letters, digits and _ + - / : . only"),
     (("calendar_window", "ev", "", "day"), "calendar_window: time_col ('') must be a column name"),
     (("calendar_window", "ev", None, "day"), "calendar_window: time_col (None) must be a column name"),
@@ -277,7 +310,11 @@ HOUR = 3_600_000_000
 def test_calendar_model_days_by_hand(zone, day, start, hours):
     noon = utc(start) + 12 * HOUR
     assert ref.local_date(noon, zone).isoformat() == day
-    assert ref.calendar_window(noon, "day", zone) == (utc(start), utc(start) + hours * HOUR, utc(start) + hours * HOUR - 1)
+    assert ref.calendar_window(noon, "day", zone) == (
+        utc(start),
+        utc(start) + hours * HOUR,
+        utc(start) + hours * HOUR - 1,
+    )
 
 
 def test_calendar_model_month_week_quarter_year_by_hand():

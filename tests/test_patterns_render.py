@@ -9,9 +9,8 @@ import itertools
 
 import pytest
 import sqlglot
-from sqlglot import exp
-
 from macro_renderer import PROJECT_DIR, CompilerError, MacroRenderer
+from sqlglot import exp
 
 pytestmark = pytest.mark.fast
 
@@ -52,9 +51,7 @@ TOP_N_ORDERS = [
 
 
 def top_n_calls():
-    for relation, partition_by, order_by, n in itertools.product(
-        RELATIONS, PARTITIONS, TOP_N_ORDERS, [1, 3, 100]
-    ):
+    for relation, partition_by, order_by, n in itertools.product(RELATIONS, PARTITIONS, TOP_N_ORDERS, [1, 3, 100]):
         yield (relation, partition_by, order_by, n)
 
 
@@ -71,7 +68,9 @@ def test_window_top_n_renders_spark_sql_that_keeps_n_rows_per_window_and_partiti
     ]
     order = window.args["order"].expressions
     assert len(order) == len(order_by) + 1
-    expected_terms = [sqlglot.parse_one(f"select 1 order by {term}", read="spark").args["order"].expressions[0] for term in order_by]
+    expected_terms = [
+        sqlglot.parse_one(f"select 1 order by {term}", read="spark").args["order"].expressions[0] for term in order_by
+    ]
     assert [o.sql(dialect="spark") for o in order[:-1]] == [t.sql(dialect="spark") for t in expected_terms]
     tie = order[-1]
     assert tie.this.sql(dialect="spark").startswith(JSON_TIE) and not tie.args.get("desc")
@@ -106,9 +105,7 @@ KEEPS = [("first", "asc"), ("last", "desc"), ("LAST", "desc"), (" First ", "asc"
 
 
 def dedup_calls():
-    for relation, partition_by, order_by, keep in itertools.product(
-        RELATIONS, PARTITIONS, DEDUP_ORDERS, KEEPS
-    ):
+    for relation, partition_by, order_by, keep in itertools.product(RELATIONS, PARTITIONS, DEDUP_ORDERS, KEEPS):
         yield (relation, partition_by, order_by, keep)
 
 
@@ -159,7 +156,10 @@ def test_window_deduplicate_and_top_n_share_one_numbering(renderer):
     [
         (["price desc"], ["price desc"]),
         ([" price   desc "], ["price   desc"]),
-        (["a", "b asc", "c desc nulls first", "d nulls last", "e ASC NULLS FIRST"], ["a", "b asc", "c desc nulls first", "d nulls last", "e ASC NULLS FIRST"]),
+        (
+            ["a", "b asc", "c desc nulls first", "d nulls last", "e ASC NULLS FIRST"],
+            ["a", "b asc", "c desc nulls first", "d nulls last", "e ASC NULLS FIRST"],
+        ),
         (("coalesce(a, b) desc",), ["coalesce(a, b) desc"]),
         (["first"], ["first"]),  # a column may be called first
     ],
@@ -204,21 +204,36 @@ BAD_CALLS = [
     (("window_top_n", "w", ["k"], ["p", 3], 3), f"window_top_n: order_by (['p', 3]) {ORDER_LIST}"),
     (("window_top_n", "w", ["k"], ["p", "  "], 3), f"window_top_n: order_by (['p', '  ']) {ORDER_LIST}"),
     (("window_top_n", "w", ["k"], ["p", None], 3), f"window_top_n: order_by (['p', None]) {ORDER_LIST}"),
-    (("window_top_n", "w", ["k"], [], 3), "window_top_n: order_by ([]) must hold at least one term; rows are numbered in that order"),
+    (
+        ("window_top_n", "w", ["k"], [], 3),
+        "window_top_n: order_by ([]) must hold at least one term; rows are numbered in that order",
+    ),
     (("window_top_n", "w", ["k"], ["desc"], 3), f"window_top_n: order_by item ('desc') {ORDER_ITEM}"),
     (("window_top_n", "w", ["k"], ["nulls last"], 3), f"window_top_n: order_by item ('nulls last') {ORDER_ITEM}"),
-    (("window_top_n", "w", ["k"], ["asc nulls first"], 3), f"window_top_n: order_by item ('asc nulls first') {ORDER_ITEM}"),
+    (
+        ("window_top_n", "w", ["k"], ["asc nulls first"], 3),
+        f"window_top_n: order_by item ('asc nulls first') {ORDER_ITEM}",
+    ),
     (("window_top_n", "w", ["k"], ["p nulls"], 3), f"window_top_n: order_by item ('p nulls') {ORDER_ITEM}"),
     (("window_top_n", "w", ["k"], ["p desc nulls"], 3), f"window_top_n: order_by item ('p desc nulls') {ORDER_ITEM}"),
     (("window_top_n", "w", ["k"], ["p asc desc"], 3), f"window_top_n: order_by item ('p asc desc') {ORDER_ITEM}"),
-    (("window_top_n", "w", ["k"], ["p nulls last desc"], 3), f"window_top_n: order_by item ('p nulls last desc') {ORDER_ITEM}"),
-    (("window_top_n", "w", ["k"], ["id", "p DESC NULLS"], 3), f"window_top_n: order_by item ('p DESC NULLS') {ORDER_ITEM}"),
+    (
+        ("window_top_n", "w", ["k"], ["p nulls last desc"], 3),
+        f"window_top_n: order_by item ('p nulls last desc') {ORDER_ITEM}",
+    ),
+    (
+        ("window_top_n", "w", ["k"], ["id", "p DESC NULLS"], 3),
+        f"window_top_n: order_by item ('p DESC NULLS') {ORDER_ITEM}",
+    ),
     # window_top_n: partition_by and relation
     (("window_top_n", "w", "k", ["p desc"], 3), f"window_top_n: partition_by ('k') {PARTITION}"),
     (("window_top_n", "w", ["k", 1], ["p desc"], 3), f"window_top_n: partition_by (['k', 1]) {PARTITION}"),
     (("window_top_n", "w", ["k", ""], ["p desc"], 3), f"window_top_n: partition_by (['k', '']) {PARTITION}"),
     (("window_top_n", "w", {"k": 1}, ["p desc"], 3), f"window_top_n: partition_by ({{'k': 1}}) {PARTITION}"),
-    (("window_top_n", None, ["k"], ["p desc"], 3), "window_top_n: relation is empty; pass ref('...'), source('...', '...')"),
+    (
+        ("window_top_n", None, ["k"], ["p desc"], 3),
+        "window_top_n: relation is empty; pass ref('...'), source('...', '...')",
+    ),
     (("window_top_n", "  ", ["k"], ["p desc"], 3), "window_top_n: relation is empty"),
     # window_deduplicate: keep
     (("window_deduplicate", "w", ["k"], ["ts"], "latest"), f"window_deduplicate: keep ('latest') {KEEP}"),
@@ -233,7 +248,10 @@ BAD_CALLS = [
     (("window_deduplicate", "w", ["k"], []), "window_deduplicate: order_by ([]) must hold at least one term"),
     (("window_deduplicate", "w", ["k"], ["ts desc"]), f"window_deduplicate: order_by item ('ts desc') {DEDUP_ITEM}"),
     (("window_deduplicate", "w", ["k"], ["ts ASC"]), f"window_deduplicate: order_by item ('ts ASC') {DEDUP_ITEM}"),
-    (("window_deduplicate", "w", ["k"], ["id", "ts nulls first"]), f"window_deduplicate: order_by item ('ts nulls first') {DEDUP_ITEM}"),
+    (
+        ("window_deduplicate", "w", ["k"], ["id", "ts nulls first"]),
+        f"window_deduplicate: order_by item ('ts nulls first') {DEDUP_ITEM}",
+    ),
     (("window_deduplicate", "w", ["k"], ["desc"]), f"window_deduplicate: order_by item ('desc') {DEDUP_ITEM}"),
     (("window_deduplicate", "w", ["k"], ["ts nulls"]), f"window_deduplicate: order_by item ('ts nulls') {DEDUP_ITEM}"),
     # window_deduplicate: partition_by and relation

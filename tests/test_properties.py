@@ -8,10 +8,9 @@ from the project's macros (rendered by macro_renderer) and runs on the test sess
 from __future__ import annotations
 
 import pytest
+import reference_windows as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import reference_windows as ref
 
 pytestmark = pytest.mark.slow
 
@@ -83,13 +82,8 @@ def load_events(spark, rows) -> str:
             return f"timestamp_micros({value})"
         return str(value)
 
-    values = ", ".join(
-        f"({literal(k, 'string')}, {literal(t, 'timestamp')}, {literal(v, 'int')})" for k, t, v in rows
-    )
-    spark.sql(
-        "create or replace temp view __sw_property_events as "
-        f"select * from values {values} as events(k, ts, v)"
-    )
+    values = ", ".join(f"({literal(k, 'string')}, {literal(t, 'timestamp')}, {literal(v, 'int')})" for k, t, v in rows)
+    spark.sql(f"create or replace temp view __sw_property_events as select * from values {values} as events(k, ts, v)")
     return "__sw_property_events"
 
 
@@ -125,7 +119,11 @@ def test_hop_matches_the_python_model(spark, renderer, case):
     unit = UNITS[unit_name]
     view = load_events(spark, rows)
     sql = renderer.call(
-        "hop", view, "ts", duration(slide_n, unit_name), duration(slide_n * ratio, unit_name),
+        "hop",
+        view,
+        "ts",
+        duration(slide_n, unit_name),
+        duration(slide_n * ratio, unit_name),
         duration(offset_n, unit_name),
     )
     assert aggregated(spark, sql) == expected(ref.hop(rows, slide_n * unit, slide_n * ratio * unit, offset_n * unit))
@@ -138,12 +136,14 @@ def test_cumulate_matches_the_python_model(spark, renderer, case):
     unit = UNITS[unit_name]
     view = load_events(spark, rows)
     sql = renderer.call(
-        "cumulate", view, "ts", duration(step_n, unit_name), duration(step_n * ratio, unit_name),
+        "cumulate",
+        view,
+        "ts",
+        duration(step_n, unit_name),
+        duration(step_n * ratio, unit_name),
         duration(offset_n, unit_name),
     )
-    assert aggregated(spark, sql) == expected(
-        ref.cumulate(rows, step_n * unit, step_n * ratio * unit, offset_n * unit)
-    )
+    assert aggregated(spark, sql) == expected(ref.cumulate(rows, step_n * unit, step_n * ratio * unit, offset_n * unit))
 
 
 @PROPERTY_SETTINGS
@@ -205,10 +205,7 @@ def aggregate_query(windowed_sql, names, keyed, grouped_sql=None):
     key = "k" if keyed else "cast(null as string)"
     columns = ", ".join(names)
     if grouped_sql is None:
-        return (
-            f"select {key}, unix_micros(window_start), unix_micros(window_end), {columns} "
-            f"from {windowed_sql}"
-        )
+        return f"select {key}, unix_micros(window_start), unix_micros(window_end), {columns} from {windowed_sql}"
     return (
         f"select {key}, unix_micros(window_start), unix_micros(window_end), {grouped_sql} "
         f"from {windowed_sql} group by {key}, window_start, window_end"
@@ -231,9 +228,7 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
     sliced = renderer.call("window_aggregate", view, "ts", spec, ["k"] if keyed else [], aggregates)
-    actual = sorted(
-        (tuple(r) for r in spark.sql(aggregate_query(sliced, list(aggregates), keyed)).collect()), key=repr
-    )
+    actual = sorted((tuple(r) for r in spark.sql(aggregate_query(sliced, list(aggregates), keyed)).collect()), key=repr)
     model_input = rows if keyed else [(None, t, v) for _, t, v in rows]
     assert actual == model_rows(model_windows(kind, model_input, unit, step_n, ratio, offset_n), aggregate_set)
 

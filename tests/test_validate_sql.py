@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from dbt_harness import PROJECT_DIR
 
 sys.path.insert(0, str(PROJECT_DIR / "scripts"))
 import validate_sql  # noqa: E402
+
 
 @pytest.mark.slow
 def test_every_compiled_file_parses_as_spark_sql(warehouse):

@@ -9,7 +9,6 @@ passing on good windows; ``must_pass__`` fixtures cover what no example does.
 from __future__ import annotations
 
 import pytest
-
 from dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
@@ -60,11 +59,9 @@ def test_each_window_data_test_fails_on_its_bad_fixture(warehouse, dbt_target):
         ["build", "--target", dbt_target, "--select", "tag:bad_windows", "--vars", MUST_FAIL_VARS],
         expect_pass=False,
     )
-    seeds = {
-        row.node.name: str(row.status) for row in result.result.results if row.node.resource_type == "seed"
-    }
-    assert seeds == dict.fromkeys(["bad_window_bounds", "bad_sessions", "bad_readings", "bad_reading_counts"], "success")
-    expected = {
-        name: ("fail", rows) if rows else ("pass", 0) for name, rows in EXPECTED_FAILURES.items()
-    }
+    seeds = {row.node.name: str(row.status) for row in result.result.results if row.node.resource_type == "seed"}
+    assert seeds == dict.fromkeys(
+        ["bad_window_bounds", "bad_sessions", "bad_readings", "bad_reading_counts"], "success"
+    )
+    expected = {name: ("fail", rows) if rows else ("pass", 0) for name, rows in EXPECTED_FAILURES.items()}
     assert _test_results(result) == expected

@@ -11,9 +11,8 @@ import re
 
 import pytest
 import sqlglot
-from sqlglot import exp
-
 from macro_renderer import MACRO_DIR, CompilerError, MacroRenderer
+from sqlglot import exp
 
 pytestmark = pytest.mark.fast
 
@@ -21,7 +20,13 @@ TEST_BLOCK = re.compile(
     r"{%-?\s*test\s+(\w+)\s*(\(.*?){%-?\s*endtest\s*-?%}",
     re.DOTALL,
 )
-DATA_TESTS = ["window_size_is", "windows_aligned", "sessions_do_not_overlap", "windows_cover_source", "window_is_closed"]
+DATA_TESTS = [
+    "window_size_is",
+    "windows_aligned",
+    "sessions_do_not_overlap",
+    "windows_cover_source",
+    "window_is_closed",
+]
 
 
 class DataTestRenderer(MacroRenderer):
@@ -58,7 +63,12 @@ def integer_literals(tree: exp.Expression) -> set[int]:
 
 @pytest.mark.parametrize(
     "size, micros",
-    [("1 minute", 60_000_000), ("interval 1 hour", 3_600_000_000), ("INTERVAL '15' MINUTE", 900_000_000), ("250 milliseconds", 250_000)],
+    [
+        ("1 minute", 60_000_000),
+        ("interval 1 hour", 3_600_000_000),
+        ("INTERVAL '15' MINUTE", 900_000_000),
+        ("250 milliseconds", 250_000),
+    ],
 )
 def test_window_size_is_compares_the_length_in_microseconds(tests_renderer, size, micros):
     tree = render(tests_renderer, "window_size_is", "`analytics`.`windows`", size)
@@ -129,16 +139,31 @@ BAD_CALLS = [
     (("windows_aligned", "w", "1 week"), "windows_aligned: slide ('1 week') is not a duration"),
     (("windows_aligned", "w", "0 seconds"), "windows_aligned: slide ('0 seconds') must be greater than zero"),
     (("windows_aligned", "w", "1 day", "minus 8 hours"), "windows_aligned: offset ('minus 8 hours') is not a duration"),
-    (("sessions_do_not_overlap", "w", "user_id"), "sessions_do_not_overlap: partition_by ('user_id') must be a list of column names"),
-    (("sessions_do_not_overlap", "w", ["user_id", 3]), "sessions_do_not_overlap: partition_by (['user_id', 3]) must be a list"),
+    (
+        ("sessions_do_not_overlap", "w", "user_id"),
+        "sessions_do_not_overlap: partition_by ('user_id') must be a list of column names",
+    ),
+    (
+        ("sessions_do_not_overlap", "w", ["user_id", 3]),
+        "sessions_do_not_overlap: partition_by (['user_id', 3]) must be a list",
+    ),
     (("windows_cover_source", "w", None, "ts"), "windows_cover_source: source is empty"),
     (("windows_cover_source", "w", " ", "ts"), "windows_cover_source: source is empty"),
     (("windows_cover_source", "w", "src", None), "windows_cover_source: time_col (None) must be a column name"),
-    (("windows_cover_source", "w", "src", "ts", "sensor_id"), "windows_cover_source: group_by ('sensor_id') must be a list of column names"),
-    (("windows_cover_source", "w", "src", "ts", ["sensor_id"], ""), "windows_cover_source: count_column ('') must be a column name"),
+    (
+        ("windows_cover_source", "w", "src", "ts", "sensor_id"),
+        "windows_cover_source: group_by ('sensor_id') must be a list of column names",
+    ),
+    (
+        ("windows_cover_source", "w", "src", "ts", ["sensor_id"], ""),
+        "windows_cover_source: count_column ('') must be a column name",
+    ),
     (("window_is_closed", "w", "", "ts", "5 minutes"), "window_is_closed: source is empty"),
     (("window_is_closed", "w", "src", "", "5 minutes"), "window_is_closed: time_col ('') must be a column name"),
-    (("window_is_closed", "w", "src", "ts", "-5 minutes"), "window_is_closed: delay ('-5 minutes') must not be negative"),
+    (
+        ("window_is_closed", "w", "src", "ts", "-5 minutes"),
+        "window_is_closed: delay ('-5 minutes') must not be negative",
+    ),
     (("window_is_closed", "w", "src", "ts", "soon"), "window_is_closed: delay ('soon') is not a duration"),
     (("window_is_closed", "w", "src", "ts", 5), "window_is_closed: delay (5) is not a duration"),
 ]
