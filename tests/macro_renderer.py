@@ -57,11 +57,20 @@ class _Adapter:
         raise CompilerError(f"no {self._type}__{name} or default__{name} macro")
 
 
+class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
+    """dbt lets a package call its private macros as `spark_windows._sw_name(...)`."""
+
+    def is_safe_attribute(self, obj, attr, value):
+        if isinstance(obj, SimpleNamespace) and attr.startswith("_sw"):
+            return True
+        return super().is_safe_attribute(obj, attr, value)
+
+
 class MacroRenderer:
     """Loads every macro file under ``macros/``; ``call(name, ...)`` renders one macro."""
 
     def __init__(self, adapter_type: str = "spark", macro_dir: Path = MACRO_DIR):
-        self.env = jinja2.sandbox.SandboxedEnvironment(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
+        self.env = _Sandbox(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
         self.env.globals.update(
             {

@@ -23,7 +23,7 @@
     {%- set accepted -%}
         a dict of output column name to one aggregate call, such as {'vehicles': 'sum(car_count)', 'readings': 'count(*)'}.
         Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr).
-        Computed from copied rows (slower for hop and cumulate): count(distinct expr), sum(distinct expr), avg(distinct expr) and {{ _sw_row_copy_aggregates() | join(', ') }}
+        Computed from copied rows (slower for hop and cumulate): count(distinct expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | join(', ') }}
     {%- endset -%}
     {%- if aggregates is not mapping or aggregates | length == 0 -%}
         {{ exceptions.raise_compiler_error(macro_name ~ ": aggregates (" ~ aggregates ~ ") must be " ~ accepted) }}
@@ -34,7 +34,7 @@
             {{ exceptions.raise_compiler_error(
                 macro_name ~ ": aggregate name ('" ~ name ~ "') must be a column name that is not window_start, window_end, window_time or __sw_*") }}
         {%- endif -%}
-        {%- set call = _sw_split_call(sql) -%}
+        {%- set call = spark_windows._sw_split_call(sql) -%}
         {%- if call is none -%}
             {{ exceptions.raise_compiler_error(
                 macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') is not a single aggregate call; "
@@ -46,7 +46,7 @@
             {%- set kind = 'count_star' -%}
         {%- elif function in ['count', 'sum', 'min', 'max', 'avg'] and not distinct -%}
             {%- set kind = function -%}
-        {%- elif function in ['count', 'sum', 'avg', 'min', 'max'] or function in _sw_row_copy_aggregates() -%}
+        {%- elif function in ['count', 'sum', 'avg', 'min', 'max'] or function in spark_windows._sw_row_copy_aggregates() -%}
             {%- set kind = 'row_copy' -%}
         {%- else -%}
             {{ exceptions.raise_compiler_error(

@@ -1,5 +1,5 @@
 {#-
-    _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none)
+    spark_windows._sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none)
 
     The one place durations are read. Accepts '<integer> <unit>' with an optional leading
     `interval` and optional quotes around the integer (Flink's `INTERVAL '5' MINUTE`), unit one of
@@ -58,7 +58,7 @@
     {%- if offset is none -%}
         {{ return(0) }}
     {%- endif -%}
-    {%- set offset_us = _sw_duration_us(offset, macro_name, 'offset', allow_negative=true, allow_zero=true) -%}
+    {%- set offset_us = spark_windows._sw_duration_us(offset, macro_name, 'offset', allow_negative=true, allow_zero=true) -%}
     {{ return(offset_us % size_us) }}
 {% endmacro %}
 

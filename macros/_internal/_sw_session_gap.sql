@@ -49,13 +49,13 @@
 {#- The gap in microseconds (a Python integer) when it is a fixed duration, none when it is an
     expression. A malformed duration is a compile error that also names the expression form. -#}
 {% macro _sw_session_gap_us(gap, macro_name) %}
-    {%- if _sw_gap_is_expression(gap) -%}
+    {%- if spark_windows._sw_gap_is_expression(gap) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set or_accepted -%}
         a SQL expression giving each row's gap as an interval, such as "case when channel = 'mobile' then interval 30 minutes else interval 10 minutes end" or a column name (a string is read as an expression only when it holds more than '<integer> <unit>': parentheses, operators, several words, or a lone column name)
     {%- endset -%}
-    {{ return(_sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted)) }}
+    {{ return(spark_windows._sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted)) }}
 {% endmacro %}
 
 
@@ -76,7 +76,7 @@
 (
     select
         __sw_sessions.__sw_row.*,
-        {{ _sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_end') }}
+        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_end') }}
     from (
         select
             __sw_row,
@@ -141,7 +141,7 @@
                                 {%- for key in keys %}
                                 {{ key }} as {{ key_aliases[loop.index0] }},
                                 {%- endfor %}
-                                {{ _sw_ts_us(time_col) }} as __sw_ts,
+                                {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts,
                                 (
                                     {{ gap }}
                                 ) as __sw_gap

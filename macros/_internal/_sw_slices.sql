@@ -46,7 +46,7 @@
     {%- set uses = [] -%}
     {%- for agg in aggs -%}
         {%- set use = {} -%}
-        {%- for role, expr, merge, arg in _sw_partials(agg) -%}
+        {%- for role, expr, merge, arg in spark_windows._sw_partials(agg) -%}
             {%- if expr not in by_expr -%}
                 {%- do by_expr.update({expr: '__sw_p' ~ (columns | length + 1)}) -%}
                 {%- do columns.append({'name': by_expr[expr], 'expr': expr, 'merge': merge, 'arg': arg}) -%}
@@ -100,7 +100,7 @@
     follow (partitioned by group) need no second shuffle of the panes. -#}
 {% macro _sw_panes(ctx, condition=none, by_group=false) -%}
     {%- set pane -%}
-        ({{ _sw_align_us(_sw_ts_us(ctx.time_col), ctx.pane_us, ctx.offset_us) }} - {{ ctx.offset_us }}) div {{ ctx.pane_us }}
+        ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(ctx.time_col), ctx.pane_us, ctx.offset_us) }} - {{ ctx.offset_us }}) div {{ ctx.pane_us }}
     {%- endset -%}
     select
         {{ ctx.keys_comma }}{{ pane }} as __sw_pane,
@@ -121,17 +121,17 @@
 {% macro _sw_windows_from_panes(ctx, start_pane) -%}
     select
         {{ ctx.keys_comma }}
-        {{ _sw_window_columns(
+        {{ spark_windows._sw_window_columns(
             '(' ~ start_pane ~ ') * ' ~ ctx.pane_us ~ ' + ' ~ ctx.offset_us,
             '(__sw_pane + 1) * ' ~ ctx.pane_us ~ ' + ' ~ ctx.offset_us) }}
         {%- for agg in ctx.aggs %},
-        {{ _sw_final_aggregate(agg, ctx.uses[loop.index0]) }} as {{ agg.name }}
+        {{ spark_windows._sw_final_aggregate(agg, ctx.uses[loop.index0]) }} as {{ agg.name }}
         {%- endfor %}
 {%- endmacro %}
 
 
 {% macro _sw_sliced_aggregate(relation, time_col, keys, aggs, kind, pane_us, panes_per_window, offset_us) %}
-    {%- set plan = _sw_partial_columns(aggs) -%}
+    {%- set plan = spark_windows._sw_partial_columns(aggs) -%}
     {%- set ctx = {
         'relation': relation, 'time_col': time_col, 'aggs': aggs, 'n': panes_per_window,
         'pane_us': pane_us, 'offset_us': offset_us, 'columns': plan.columns, 'uses': plan.uses,
@@ -140,31 +140,31 @@
     } -%}
     {%- if kind == 'tumble' -%}
 (
-    {{ _sw_windows_from_panes(ctx, '__sw_pane') }}
+    {{ spark_windows._sw_windows_from_panes(ctx, '__sw_pane') }}
     from (
-        {{ _sw_panes(ctx) | indent(8) }}
+        {{ spark_windows._sw_panes(ctx) | indent(8) }}
     ) as __sw_panes
 )
     {%- elif kind == 'cumulate' -%}
 (
-    {{ _sw_cumulate_plan(ctx) }}
+    {{ spark_windows._sw_cumulate_plan(ctx) }}
 )
     {%- else -%}
         {%- set has_min_max = plan.columns | selectattr('merge', 'in', ['min', 'max']) | list | length > 0 -%}
-        {%- set exact = _sw_exact_sums_condition(plan.columns) -%}
+        {%- set exact = spark_windows._sw_exact_sums_condition(plan.columns) -%}
         {%- if has_min_max -%}
 (
-    {{ _sw_hop_two_stacks_plan(ctx) }}
+    {{ spark_windows._sw_hop_two_stacks_plan(ctx) }}
 )
         {%- elif exact is none -%}
 (
-    {{ _sw_hop_sweep_plan(ctx) }}
+    {{ spark_windows._sw_hop_sweep_plan(ctx) }}
 )
         {%- else -%}
 (
-    {{ _sw_hop_sweep_plan(ctx, exact) }}
+    {{ spark_windows._sw_hop_sweep_plan(ctx, exact) }}
     union all
-    {{ _sw_hop_two_stacks_plan(ctx, 'not (' ~ exact ~ ')') }}
+    {{ spark_windows._sw_hop_two_stacks_plan(ctx, 'not (' ~ exact ~ ')') }}
 )
         {%- endif -%}
     {%- endif -%}
@@ -176,7 +176,7 @@
 {% macro _sw_cumulate_plan(ctx) -%}
     {%- set n = ctx.n -%}
     {%- set running = 'partition by ' ~ ctx.keys_comma ~ '__sw_block order by __sw_pane' -%}
-    {{ _sw_windows_from_panes(ctx, '__sw_block') }}
+    {{ spark_windows._sw_windows_from_panes(ctx, '__sw_block') }}
     from (
         select
             {{ ctx.keys_comma }}__sw_block,
@@ -195,7 +195,7 @@
             from (
                 select *, __sw_pane - pmod(__sw_pane, {{ n }}) as __sw_block
                 from (
-                    {{ _sw_panes(ctx, by_group=true) | indent(20) }}
+                    {{ spark_windows._sw_panes(ctx, by_group=true) | indent(20) }}
                 ) as __sw_panes
             ) as __sw_blocked_panes
         ) as __sw_running
@@ -208,7 +208,7 @@
 {% macro _sw_hop_sweep_plan(ctx, condition=none) -%}
     {%- set n = ctx.n -%}
     {%- set sweep = ctx.by_keys ~ ' order by __sw_at' -%}
-    {{ _sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
+    {{ spark_windows._sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
     from (
         select
             {{ ctx.keys_comma }}
@@ -230,7 +230,7 @@
                     (1 - 2 * __sw_leaves) * coalesce({{ column.name }}, 0) as {{ column.name }}{{ ',' if not loop.last }}
                     {%- endfor %}
                 from (
-                    {{ _sw_panes(ctx, condition, by_group=true) | indent(20) }}
+                    {{ spark_windows._sw_panes(ctx, condition, by_group=true) | indent(20) }}
                 ) as __sw_panes
                 lateral view explode(array(0, 1)) __sw_event as __sw_leaves
             ) as __sw_events
@@ -246,12 +246,12 @@
     {%- set n = ctx.n -%}
     {%- set in_block = 'partition by ' ~ ctx.keys_comma ~ '__sw_block order by __sw_pane' -%}
     {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
-    {{ _sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
+    {{ spark_windows._sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
     from (
         select
             {{ ctx.keys_comma }}__sw_pane,
             {%- for column in ctx.columns %}
-            {{ _sw_merge_two(column.merge, column.name ~ '_prefix', column.name ~ '_suffix_before') }} as {{ column.name }}{{ ',' if not loop.last }}
+            {{ spark_windows._sw_merge_two(column.merge, column.name ~ '_prefix', column.name ~ '_suffix_before') }} as {{ column.name }}{{ ',' if not loop.last }}
             {%- endfor %}
         from (
             select
@@ -290,7 +290,7 @@
                             lag(__sw_pane) over ({{ by_pane }}) as __sw_previous_pane,
                             lead(__sw_pane) over ({{ by_pane }}) as __sw_next_pane
                         from (
-                            {{ _sw_panes(ctx, condition, by_group=true) | indent(28) }}
+                            {{ spark_windows._sw_panes(ctx, condition, by_group=true) | indent(28) }}
                         ) as __sw_panes
                     ) as __sw_linked_panes
                     lateral view explode(sequence(

@@ -76,7 +76,7 @@
             __sw_row,
             cast(row_number() over (
                 partition by {{ partition | join(', ') }}
-                order by {{ order_terms | join(', ') }}, {{ _sw_row_json('__sw_row') }} {{ tie_direction }}
+                order by {{ order_terms | join(', ') }}, {{ spark_windows._sw_row_json('__sw_row') }} {{ tie_direction }}
             ) as bigint) as __sw_rownum
         from (
             select __sw_source.*, struct(__sw_source.*) as __sw_row

@@ -15,7 +15,7 @@
                 (
                 {%- for col_name in agate_table.column_names -%}
                     {%- set type = column_override.get(col_name, adapter.convert_type(agate_table, loop.index0)) -%}
-                    cast({{ _sw_seed_literal(row[loop.index0]) }} as {{ type }})
+                    cast({{ spark_windows._sw_seed_literal(row[loop.index0]) }} as {{ type }})
                     {%- if not loop.last %}, {% endif -%}
                 {%- endfor -%}
                 ){%- if not loop.last %},{% endif %}

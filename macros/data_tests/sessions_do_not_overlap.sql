@@ -5,7 +5,7 @@
     Checking each session against the one before it in start order is enough: if any two
     overlap, some such neighbouring pair does. Rows with a NULL window_start are not checked. -#}
 {% test sessions_do_not_overlap(model, partition_by=none) %}
-{%- set keys = _sw_column_list(partition_by, 'sessions_do_not_overlap', 'partition_by') -%}
+{%- set keys = spark_windows._sw_column_list(partition_by, 'sessions_do_not_overlap', 'partition_by') -%}
 {%- set partition_clause = ('partition by ' ~ keys | join(', ') ~ ' ') if keys else '' -%}
 
 with

@@ -7,8 +7,8 @@
     {{ exceptions.raise_compiler_error(
         "window_is_closed: source is empty; pass the rows the windows were computed from, such as ref('sensor_readings')") }}
 {%- endif -%}
-{%- do _sw_require_column(time_col, 'window_is_closed', 'time_col') -%}
-{%- set delay_us = _sw_duration_us(delay, 'window_is_closed', 'delay', allow_zero=true) -%}
+{%- do spark_windows._sw_require_column(time_col, 'window_is_closed', 'time_col') -%}
+{%- set delay_us = spark_windows._sw_duration_us(delay, 'window_is_closed', 'delay', allow_zero=true) -%}
 
 with
 

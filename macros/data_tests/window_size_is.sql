@@ -2,7 +2,7 @@
     microseconds, equals the duration. Failing rows are the windows of another length, with
     their actual and expected lengths. Rows with a NULL bound are not checked (not_null is). -#}
 {% test window_size_is(model, size) %}
-{%- set size_us = _sw_duration_us(size, 'window_size_is', 'size') -%}
+{%- set size_us = spark_windows._sw_duration_us(size, 'window_size_is', 'size') -%}
 
 with
 

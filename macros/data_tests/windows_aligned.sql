@@ -3,8 +3,8 @@
     pmod(unix_micros(window_start) - offset, slide) = 0. Failing rows are the windows off the
     grid, with their distance past the last grid point. NULL starts are not checked. -#}
 {% test windows_aligned(model, slide, offset=none) %}
-{%- set slide_us = _sw_duration_us(slide, 'windows_aligned', 'slide') -%}
-{%- set offset_us = _sw_offset_us(offset, slide_us, 'windows_aligned') -%}
+{%- set slide_us = spark_windows._sw_duration_us(slide, 'windows_aligned', 'slide') -%}
+{%- set offset_us = spark_windows._sw_offset_us(offset, slide_us, 'windows_aligned') -%}
 
 with
 

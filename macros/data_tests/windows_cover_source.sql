@@ -8,9 +8,9 @@
     {{ exceptions.raise_compiler_error(
         "windows_cover_source: source is empty; pass the rows the windows were computed from, such as ref('sensor_readings')") }}
 {%- endif -%}
-{%- do _sw_require_column(time_col, 'windows_cover_source', 'time_col') -%}
-{%- set keys = _sw_column_list(group_by, 'windows_cover_source', 'group_by') -%}
-{%- do _sw_require_column(count_column, 'windows_cover_source', 'count_column') -%}
+{%- do spark_windows._sw_require_column(time_col, 'windows_cover_source', 'time_col') -%}
+{%- set keys = spark_windows._sw_column_list(group_by, 'windows_cover_source', 'group_by') -%}
+{%- do spark_windows._sw_require_column(count_column, 'windows_cover_source', 'count_column') -%}
 
 with
 

@@ -8,29 +8,29 @@
 
 
 {% macro default__calendar_window(relation, time_col, unit, time_zone='UTC') -%}
-    {{ _sw_unsupported_adapter('calendar_window') }}
+    {{ spark_windows._sw_unsupported_adapter('calendar_window') }}
 {%- endmacro %}
 
 
 {% macro spark__calendar_window(relation, time_col, unit, time_zone='UTC') -%}
     {%- set name = 'calendar_window' -%}
-    {%- do _sw_require_relation(relation, name) -%}
-    {%- do _sw_require_column(time_col, name, 'time_col') -%}
-    {%- set unit = _sw_calendar_unit(unit, name) -%}
-    {%- set zone = _sw_time_zone(time_zone, name) -%}
+    {%- do spark_windows._sw_require_relation(relation, name) -%}
+    {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
+    {%- set unit = spark_windows._sw_calendar_unit(unit, name) -%}
+    {%- set zone = spark_windows._sw_time_zone(time_zone, name) -%}
 (
     select
         __sw_bounds.__sw_row.*,
-        {{ _sw_window_columns('__sw_bounds.__sw_start_us', '__sw_bounds.__sw_end_us') }}
+        {{ spark_windows._sw_window_columns('__sw_bounds.__sw_start_us', '__sw_bounds.__sw_end_us') }}
     from (
         select
             __sw_row,
-            {{ _sw_local_midnight_us('__sw_period_start', zone) }} as __sw_start_us,
-            {{ _sw_local_midnight_us(_sw_next_period_start('__sw_period_start', unit), zone) }} as __sw_end_us
+            {{ spark_windows._sw_local_midnight_us('__sw_period_start', zone) }} as __sw_start_us,
+            {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start('__sw_period_start', unit), zone) }} as __sw_end_us
         from (
             select
                 struct(__sw_source.*) as __sw_row,
-                {{ _sw_period_start(_sw_local_date(time_col, zone), unit) }} as __sw_period_start
+                {{ spark_windows._sw_period_start(spark_windows._sw_local_date(time_col, zone), unit) }} as __sw_period_start
             from {{ relation }} as __sw_source
             where {{ time_col }} is not null
         ) as __sw_periods

@@ -12,14 +12,14 @@
 
 
 {% macro default__count_window(relation, order_by, size, slide=none, partition_by=none) -%}
-    {{ _sw_unsupported_adapter('count_window') }}
+    {{ spark_windows._sw_unsupported_adapter('count_window') }}
 {%- endmacro %}
 
 
 {% macro spark__count_window(relation, order_by, size, slide=none, partition_by=none) -%}
     {%- set name = 'count_window' -%}
-    {%- do _sw_require_relation(relation, name) -%}
-    {%- set order_columns = _sw_column_list(order_by, name, 'order_by') -%}
+    {%- do spark_windows._sw_require_relation(relation, name) -%}
+    {%- set order_columns = spark_windows._sw_column_list(order_by, name, 'order_by') -%}
     {%- if order_columns | length == 0 -%}
         {{ exceptions.raise_compiler_error(
             name ~ ": order_by (" ~ order_by ~ ") must name at least one column, such as ['reading_ts']; "
@@ -33,9 +33,9 @@
                 ~ "rows are always counted in ascending order with NULLs first, so leave out asc, desc and nulls first/last") }}
         {%- endif -%}
     {%- endfor -%}
-    {%- set keys = _sw_column_list(partition_by, name, 'partition_by') -%}
-    {%- set size_n = _sw_row_count(size, name, 'size') -%}
-    {%- set slide_n = size_n if slide is none else _sw_row_count(slide, name, 'slide') -%}
+    {%- set keys = spark_windows._sw_column_list(partition_by, name, 'partition_by') -%}
+    {%- set size_n = spark_windows._sw_row_count(size, name, 'size') -%}
+    {%- set slide_n = size_n if slide is none else spark_windows._sw_row_count(slide, name, 'slide') -%}
     {%- set key_aliases = [] -%}
     {%- for key in keys -%}
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}

@@ -6,19 +6,19 @@
 
 
 {% macro default__cumulate(relation, time_col, step, size, offset=none) -%}
-    {{ _sw_unsupported_adapter('cumulate') }}
+    {{ spark_windows._sw_unsupported_adapter('cumulate') }}
 {%- endmacro %}
 
 
 {% macro spark__cumulate(relation, time_col, step, size, offset=none) -%}
-    {%- do _sw_require_relation(relation, 'cumulate') -%}
-    {%- do _sw_require_column(time_col, 'cumulate', 'time_col') -%}
-    {%- set step_us = _sw_duration_us(step, 'cumulate', 'step') -%}
-    {%- set size_us = _sw_duration_us(size, 'cumulate', 'size') -%}
-    {%- do _sw_require_multiple(size, size_us, 'step', step, step_us, 'cumulate') -%}
-    {%- set offset_us = _sw_offset_us(offset, size_us, 'cumulate') -%}
-    {%- set ts_us = _sw_ts_us(time_col) -%}
-    {%- set start_us = _sw_align_us(ts_us, size_us, offset_us) -%}
+    {%- do spark_windows._sw_require_relation(relation, 'cumulate') -%}
+    {%- do spark_windows._sw_require_column(time_col, 'cumulate', 'time_col') -%}
+    {%- set step_us = spark_windows._sw_duration_us(step, 'cumulate', 'step') -%}
+    {%- set size_us = spark_windows._sw_duration_us(size, 'cumulate', 'size') -%}
+    {%- do spark_windows._sw_require_multiple(size, size_us, 'step', step, step_us, 'cumulate') -%}
+    {%- set offset_us = spark_windows._sw_offset_us(offset, size_us, 'cumulate') -%}
+    {%- set ts_us = spark_windows._sw_ts_us(time_col) -%}
+    {%- set start_us = spark_windows._sw_align_us(ts_us, size_us, offset_us) -%}
     {#- The row lies in step number floor((ts - start) / step) + 1 of its cumulating period;
         it belongs to that window and to every longer one up to `size`. -#}
     {%- set first_step -%}
@@ -27,7 +27,7 @@
 (
     select
         __sw_source.*,
-        {{ _sw_window_columns(start_us, start_us ~ ' + __sw_cumulate_step * ' ~ step_us) }}
+        {{ spark_windows._sw_window_columns(start_us, start_us ~ ' + __sw_cumulate_step * ' ~ step_us) }}
     from {{ relation }} as __sw_source
     lateral view explode(sequence({{ first_step }}, cast({{ size_us // step_us }} as bigint))) __sw_cumulate as __sw_cumulate_step
     where {{ time_col }} is not null

@@ -7,26 +7,26 @@
 
 
 {% macro default__hop(relation, time_col, slide, size, offset=none) -%}
-    {{ _sw_unsupported_adapter('hop') }}
+    {{ spark_windows._sw_unsupported_adapter('hop') }}
 {%- endmacro %}
 
 
 {% macro spark__hop(relation, time_col, slide, size, offset=none) -%}
-    {%- do _sw_require_relation(relation, 'hop') -%}
-    {%- do _sw_require_column(time_col, 'hop', 'time_col') -%}
-    {%- set slide_us = _sw_duration_us(slide, 'hop', 'slide') -%}
-    {%- set size_us = _sw_duration_us(size, 'hop', 'size') -%}
-    {%- do _sw_require_multiple(size, size_us, 'slide', slide, slide_us, 'hop') -%}
-    {%- set offset_us = _sw_offset_us(offset, slide_us, 'hop') -%}
+    {%- do spark_windows._sw_require_relation(relation, 'hop') -%}
+    {%- do spark_windows._sw_require_column(time_col, 'hop', 'time_col') -%}
+    {%- set slide_us = spark_windows._sw_duration_us(slide, 'hop', 'slide') -%}
+    {%- set size_us = spark_windows._sw_duration_us(size, 'hop', 'size') -%}
+    {%- do spark_windows._sw_require_multiple(size, size_us, 'slide', slide, slide_us, 'hop') -%}
+    {%- set offset_us = spark_windows._sw_offset_us(offset, slide_us, 'hop') -%}
     {#- The latest window holding the row starts at the slide boundary at or before it;
         the others start 1, 2, ... slides earlier. -#}
     {%- set start_us -%}
-        ({{ _sw_align_us(_sw_ts_us(time_col), slide_us, offset_us) }} - __sw_hop_index * {{ slide_us }})
+        ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(time_col), slide_us, offset_us) }} - __sw_hop_index * {{ slide_us }})
     {%- endset -%}
 (
     select
         __sw_source.*,
-        {{ _sw_window_columns(start_us, start_us ~ ' + ' ~ size_us) }}
+        {{ spark_windows._sw_window_columns(start_us, start_us ~ ' + ' ~ size_us) }}
     from {{ relation }} as __sw_source
     lateral view explode(sequence(cast(0 as bigint), {{ size_us // slide_us - 1 }})) __sw_hop as __sw_hop_index
     where {{ time_col }} is not null

@@ -8,29 +8,29 @@
 
 
 {% macro default__session(relation, time_col, gap, partition_by=none) -%}
-    {{ _sw_unsupported_adapter('session') }}
+    {{ spark_windows._sw_unsupported_adapter('session') }}
 {%- endmacro %}
 
 
 {% macro spark__session(relation, time_col, gap, partition_by=none) -%}
-    {%- do _sw_require_relation(relation, 'session') -%}
-    {%- do _sw_require_column(time_col, 'session', 'time_col') -%}
-    {%- set gap_us = _sw_session_gap_us(gap, 'session') -%}
-    {%- set keys = _sw_column_list(partition_by, 'session', 'partition_by') -%}
+    {%- do spark_windows._sw_require_relation(relation, 'session') -%}
+    {%- do spark_windows._sw_require_column(time_col, 'session', 'time_col') -%}
+    {%- set gap_us = spark_windows._sw_session_gap_us(gap, 'session') -%}
+    {%- set keys = spark_windows._sw_column_list(partition_by, 'session', 'partition_by') -%}
     {%- set key_aliases = [] -%}
     {%- for key in keys -%}
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
     {%- endfor -%}
     {%- set partition_clause = ('partition by ' ~ key_aliases | join(', ')) if keys else '' -%}
     {%- if gap_us is none -%}
-        {{ return(_sw_dynamic_session(relation, time_col, gap, keys, key_aliases, partition_clause)) }}
+        {{ return(spark_windows._sw_dynamic_session(relation, time_col, gap, keys, key_aliases, partition_clause)) }}
     {%- endif -%}
     {#- The source row travels as one struct so that every input column comes out unchanged
         without listing them (and without the helper columns). -#}
 (
     select
         __sw_sessions.__sw_row.*,
-        {{ _sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_last + ' ~ gap_us) }}
+        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_last + ' ~ gap_us) }}
     from (
         select
             __sw_row,
@@ -63,7 +63,7 @@
                         {%- for key in keys %}
                         {{ key }} as {{ key_aliases[loop.index0] }},
                         {%- endfor %}
-                        {{ _sw_ts_us(time_col) }} as __sw_ts
+                        {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts
                     from {{ relation }} as __sw_source
                     where {{ time_col }} is not null
                 ) as __sw_rows

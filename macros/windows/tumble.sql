@@ -5,20 +5,20 @@
 
 
 {% macro default__tumble(relation, time_col, size, offset=none) -%}
-    {{ _sw_unsupported_adapter('tumble') }}
+    {{ spark_windows._sw_unsupported_adapter('tumble') }}
 {%- endmacro %}
 
 
 {% macro spark__tumble(relation, time_col, size, offset=none) -%}
-    {%- do _sw_require_relation(relation, 'tumble') -%}
-    {%- do _sw_require_column(time_col, 'tumble', 'time_col') -%}
-    {%- set size_us = _sw_duration_us(size, 'tumble', 'size') -%}
-    {%- set offset_us = _sw_offset_us(offset, size_us, 'tumble') -%}
-    {%- set start_us = _sw_align_us(_sw_ts_us(time_col), size_us, offset_us) -%}
+    {%- do spark_windows._sw_require_relation(relation, 'tumble') -%}
+    {%- do spark_windows._sw_require_column(time_col, 'tumble', 'time_col') -%}
+    {%- set size_us = spark_windows._sw_duration_us(size, 'tumble', 'size') -%}
+    {%- set offset_us = spark_windows._sw_offset_us(offset, size_us, 'tumble') -%}
+    {%- set start_us = spark_windows._sw_align_us(spark_windows._sw_ts_us(time_col), size_us, offset_us) -%}
 (
     select
         __sw_source.*,
-        {{ _sw_window_columns(start_us, start_us ~ ' + ' ~ size_us) }}
+        {{ spark_windows._sw_window_columns(start_us, start_us ~ ' + ' ~ size_us) }}
     from {{ relation }} as __sw_source
     where {{ time_col }} is not null
 )

@@ -7,25 +7,25 @@
 
 
 {% macro default__window_aggregate(relation, time_col, window, group_by, aggregates) -%}
-    {{ _sw_unsupported_adapter('window_aggregate') }}
+    {{ spark_windows._sw_unsupported_adapter('window_aggregate') }}
 {%- endmacro %}
 
 
 {% macro spark__window_aggregate(relation, time_col, window, group_by, aggregates) -%}
     {%- set name = 'window_aggregate' -%}
-    {%- do _sw_require_relation(relation, name) -%}
-    {%- do _sw_require_column(time_col, name, 'time_col') -%}
-    {%- set spec = _sw_window_spec(window, name) -%}
-    {%- set keys = _sw_column_list(group_by, name, 'group_by') -%}
-    {%- set aggs = _sw_parse_aggregates(aggregates, name) -%}
+    {%- do spark_windows._sw_require_relation(relation, name) -%}
+    {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
+    {%- set spec = spark_windows._sw_window_spec(window, name) -%}
+    {%- set keys = spark_windows._sw_column_list(group_by, name, 'group_by') -%}
+    {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name) -%}
     {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
     {%- if spec.type == 'session' or row_copy -%}
-        {{ return(_sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
+        {{ return(spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
     {%- endif -%}
     {%- if spec.type == 'tumble' or spec.panes_per_window == 1 -%}
-        {{ return(_sw_sliced_aggregate(relation, time_col, keys, aggs, 'tumble', spec.size_us, 1, spec.offset_us % spec.size_us)) }}
+        {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, 'tumble', spec.size_us, 1, spec.offset_us % spec.size_us)) }}
     {%- endif -%}
-    {{ return(_sw_sliced_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us)) }}
+    {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us)) }}
 {%- endmacro %}
 
 
@@ -64,12 +64,12 @@
     {%- set where = macro_name ~ " (" ~ type ~ " window)" -%}
     {%- if type == 'session' -%}
         {#- gap_us is none for a gap expression (a per-row gap), which session() evaluates -#}
-        {{ return({'type': type, 'gap': window['gap'], 'gap_us': _sw_session_gap_us(window['gap'], where)}) }}
+        {{ return({'type': type, 'gap': window['gap'], 'gap_us': spark_windows._sw_session_gap_us(window['gap'], where)}) }}
     {%- endif -%}
-    {%- set size_us = _sw_duration_us(window['size'], where, 'size') -%}
+    {%- set size_us = spark_windows._sw_duration_us(window['size'], where, 'size') -%}
     {%- set pane_key = {'tumble': 'size', 'hop': 'slide', 'cumulate': 'step'}[type] -%}
-    {%- set pane_us = _sw_duration_us(window[pane_key], where, pane_key) -%}
-    {%- do _sw_require_multiple(window['size'], size_us, pane_key, window[pane_key], pane_us, where) -%}
+    {%- set pane_us = spark_windows._sw_duration_us(window[pane_key], where, pane_key) -%}
+    {%- do spark_windows._sw_require_multiple(window['size'], size_us, pane_key, window[pane_key], pane_us, where) -%}
     {%- set alignment_us = size_us if type in ['tumble', 'cumulate'] else pane_us -%}
     {{ return({
         'type': type,
@@ -79,7 +79,7 @@
         'size_us': size_us,
         'pane_us': pane_us,
         'panes_per_window': size_us // pane_us,
-        'offset_us': _sw_offset_us(window.get('offset'), alignment_us, where),
+        'offset_us': spark_windows._sw_offset_us(window.get('offset'), alignment_us, where),
     }) }}
 {% endmacro %}
 
@@ -88,13 +88,13 @@
     that slices cannot merge (count(distinct ...), percentiles, ...). -#}
 {% macro _sw_row_copy_aggregate(relation, time_col, spec, keys, aggs) %}
     {%- if spec.type == 'session' -%}
-        {%- set windowed = session(relation, time_col, spec.gap, keys) -%}
+        {%- set windowed = spark_windows.session(relation, time_col, spec.gap, keys) -%}
     {%- elif spec.type == 'tumble' -%}
-        {%- set windowed = tumble(relation, time_col, spec.size, spec.offset) -%}
+        {%- set windowed = spark_windows.tumble(relation, time_col, spec.size, spec.offset) -%}
     {%- elif spec.type == 'hop' -%}
-        {%- set windowed = hop(relation, time_col, spec.slide, spec.size, spec.offset) -%}
+        {%- set windowed = spark_windows.hop(relation, time_col, spec.slide, spec.size, spec.offset) -%}
     {%- else -%}
-        {%- set windowed = cumulate(relation, time_col, spec.slide, spec.size, spec.offset) -%}
+        {%- set windowed = spark_windows.cumulate(relation, time_col, spec.slide, spec.size, spec.offset) -%}
     {%- endif -%}
     {%- set group_columns = keys + ['window_start', 'window_end', 'window_time'] -%}
 (

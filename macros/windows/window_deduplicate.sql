@@ -9,15 +9,15 @@
 
 
 {% macro default__window_deduplicate(relation, partition_by, order_by, keep='first') -%}
-    {{ _sw_unsupported_adapter('window_deduplicate') }}
+    {{ spark_windows._sw_unsupported_adapter('window_deduplicate') }}
 {%- endmacro %}
 
 
 {% macro spark__window_deduplicate(relation, partition_by, order_by, keep='first') -%}
     {%- set name = 'window_deduplicate' -%}
-    {%- do _sw_require_relation(relation, name) -%}
-    {%- set keys = _sw_column_list(partition_by, name, 'partition_by') -%}
-    {%- set columns = _sw_order_terms(order_by, name, 'order_by', directions=false) -%}
+    {%- do spark_windows._sw_require_relation(relation, name) -%}
+    {%- set keys = spark_windows._sw_column_list(partition_by, name, 'partition_by') -%}
+    {%- set columns = spark_windows._sw_order_terms(order_by, name, 'order_by', directions=false) -%}
     {%- set which = keep.strip().lower() if keep is string else '' -%}
     {%- if which not in ['first', 'last'] -%}
         {{ exceptions.raise_compiler_error(
@@ -30,5 +30,5 @@
     {%- for column in columns -%}
         {%- do order_terms.append(column ~ ' ' ~ direction ~ ' nulls last') -%}
     {%- endfor -%}
-    {{ _sw_keep_ranked_rows(relation, keys, order_terms, 1, direction) }}
+    {{ spark_windows._sw_keep_ranked_rows(relation, keys, order_terms, 1, direction) }}
 {%- endmacro %}

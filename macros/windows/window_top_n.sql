@@ -8,15 +8,15 @@
 
 
 {% macro default__window_top_n(relation, partition_by, order_by, n) -%}
-    {{ _sw_unsupported_adapter('window_top_n') }}
+    {{ spark_windows._sw_unsupported_adapter('window_top_n') }}
 {%- endmacro %}
 
 
 {% macro spark__window_top_n(relation, partition_by, order_by, n) -%}
     {%- set name = 'window_top_n' -%}
-    {%- do _sw_require_relation(relation, name) -%}
-    {%- set keys = _sw_column_list(partition_by, name, 'partition_by') -%}
-    {%- set order_terms = _sw_order_terms(order_by, name, 'order_by') -%}
-    {%- set top = _sw_row_count(n, name, 'n') -%}
-    {{ _sw_keep_ranked_rows(relation, keys, order_terms, top, 'asc', 'rownum') }}
+    {%- do spark_windows._sw_require_relation(relation, name) -%}
+    {%- set keys = spark_windows._sw_column_list(partition_by, name, 'partition_by') -%}
+    {%- set order_terms = spark_windows._sw_order_terms(order_by, name, 'order_by') -%}
+    {%- set top = spark_windows._sw_row_count(n, name, 'n') -%}
+    {{ spark_windows._sw_keep_ranked_rows(relation, keys, order_terms, top, 'asc', 'rownum') }}
 {%- endmacro %}
