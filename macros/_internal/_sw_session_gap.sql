@@ -59,100 +59,55 @@
 {% endmacro %}
 
 
-{#- Session windows whose gap is the SQL expression `gap`, evaluated on each input row.
-
-    Each row opens [time, time + its gap); windows that overlap or touch merge, as Flink's
-    dynamic gap sessions. In time order, a row starts a new session unless its time is at most
-    the largest time + gap of the earlier rows of its partition (a running max over the
-    preceding rows); window_end is the largest time + gap of the session.
+{#- The rows of a dynamic-gap session, each with its gap as bigint microseconds
+    (__sw_gap_us), for _sw_session_windows.
 
     The gap is converted to microseconds without the session time zone: it is added to the
     epoch as a TIMESTAMP_NTZ (no zone, a day is 24 hours) and the difference is read field by
     field. Rows whose gap is NULL belong to no session (like rows whose time is NULL); a
     negative gap counts as zero; a gap with a month or year part fails the query. -#}
-{% macro _sw_dynamic_session(relation, time_col, gap, keys, key_aliases, partition_clause) -%}
-    {%- set by_session = (key_aliases + ['__sw_session_index']) | join(', ') -%}
+{% macro _sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases) -%}
     {%- set epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)" -%}
-(
     select
-        __sw_sessions.__sw_row.*,
-        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_end') }}
+        __sw_row,
+        {%- for alias in key_aliases %}
+        {{ alias }},
+        {%- endfor %}
+        __sw_ts,
+        greatest(
+            cast(extract(day from __sw_gap_span) as bigint) * 86400000000
+            + cast(extract(hour from __sw_gap_span) as bigint) * 3600000000
+            + cast(extract(minute from __sw_gap_span) as bigint) * 60000000
+            + cast(extract(second from __sw_gap_span) * 1000000 as bigint),
+            0
+        ) as __sw_gap_us
     from (
         select
             __sw_row,
-            min(__sw_ts) over (partition by {{ by_session }}) as __sw_session_first,
-            max(__sw_ts + __sw_gap_us) over (partition by {{ by_session }}) as __sw_session_end
+            {%- for alias in key_aliases %}
+            {{ alias }},
+            {%- endfor %}
+            __sw_ts,
+            case
+                when lower(cast(__sw_gap as string)) rlike 'year|month' then raise_error(concat(
+                    'spark_windows.session: gap (', cast(__sw_gap as string), ') of a row has a month or year part; ',
+                    'months and years have no fixed length: give the gap in days, hours, minutes, seconds or milliseconds'
+                ))
+                else ({{ epoch }} + __sw_gap) - {{ epoch }}
+            end as __sw_gap_span
         from (
             select
-                __sw_row,
-                {%- for alias in key_aliases %}
-                {{ alias }},
+                struct(__sw_source.*) as __sw_row,
+                {%- for key in keys %}
+                {{ key }} as {{ key_aliases[loop.index0] }},
                 {%- endfor %}
-                __sw_ts,
-                __sw_gap_us,
-                sum(__sw_starts_session) over (
-                    {{ partition_clause }} order by __sw_ts rows between unbounded preceding and current row
-                ) as __sw_session_index
-            from (
-                select
-                    __sw_row,
-                    {%- for alias in key_aliases %}
-                    {{ alias }},
-                    {%- endfor %}
-                    __sw_ts,
-                    __sw_gap_us,
-                    case
-                        when __sw_ts <= max(__sw_ts + __sw_gap_us) over (
-                            {{ partition_clause }} order by __sw_ts rows between unbounded preceding and 1 preceding
-                        ) then 0
-                        else 1
-                    end as __sw_starts_session
-                from (
-                    select
-                        __sw_row,
-                        {%- for alias in key_aliases %}
-                        {{ alias }},
-                        {%- endfor %}
-                        __sw_ts,
-                        greatest(
-                            cast(extract(day from __sw_gap_span) as bigint) * 86400000000
-                            + cast(extract(hour from __sw_gap_span) as bigint) * 3600000000
-                            + cast(extract(minute from __sw_gap_span) as bigint) * 60000000
-                            + cast(extract(second from __sw_gap_span) * 1000000 as bigint),
-                            0
-                        ) as __sw_gap_us
-                    from (
-                        select
-                            __sw_row,
-                            {%- for alias in key_aliases %}
-                            {{ alias }},
-                            {%- endfor %}
-                            __sw_ts,
-                            case
-                                when lower(cast(__sw_gap as string)) rlike 'year|month' then raise_error(concat(
-                                    'spark_windows.session: gap (', cast(__sw_gap as string), ') of a row has a month or year part; ',
-                                    'months and years have no fixed length: give the gap in days, hours, minutes, seconds or milliseconds'
-                                ))
-                                else ({{ epoch }} + __sw_gap) - {{ epoch }}
-                            end as __sw_gap_span
-                        from (
-                            select
-                                struct(__sw_source.*) as __sw_row,
-                                {%- for key in keys %}
-                                {{ key }} as {{ key_aliases[loop.index0] }},
-                                {%- endfor %}
-                                {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts,
-                                (
-                                    {{ gap }}
-                                ) as __sw_gap
-                            from {{ relation }} as __sw_source
-                            where {{ time_col }} is not null
-                        ) as __sw_rows
-                        where __sw_gap is not null
-                    ) as __sw_spans
-                ) as __sw_gaps
-            ) as __sw_marked
-        ) as __sw_numbered
-    ) as __sw_sessions
-)
+                {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts,
+                (
+                    {{ gap }}
+                ) as __sw_gap
+            from {{ relation }} as __sw_source
+            where {{ time_col }} is not null
+        ) as __sw_gap_rows
+        where __sw_gap is not null
+    ) as __sw_spans
 {%- endmacro %}

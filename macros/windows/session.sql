@@ -23,52 +23,18 @@
     {%- endfor -%}
     {%- set partition_clause = ('partition by ' ~ key_aliases | join(', ')) if keys else '' -%}
     {%- if gap_us is none -%}
-        {{ return(spark_windows._sw_dynamic_session(relation, time_col, gap, keys, key_aliases, partition_clause)) }}
-    {%- endif -%}
-    {#- The source row travels as one struct so that every input column comes out unchanged
-        without listing them (and without the helper columns). -#}
-(
+        {%- set rows_sql = spark_windows._sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases) -%}
+    {%- else -%}
+        {%- set rows_sql -%}
     select
-        __sw_sessions.__sw_row.*,
-        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_last + ' ~ gap_us) }}
-    from (
-        select
-            __sw_row,
-            min(__sw_ts) over (partition by {{ (key_aliases + ['__sw_session_index']) | join(', ') }}) as __sw_session_first,
-            max(__sw_ts) over (partition by {{ (key_aliases + ['__sw_session_index']) | join(', ') }}) as __sw_session_last
-        from (
-            select
-                __sw_row,
-                {%- for alias in key_aliases %}
-                {{ alias }},
-                {%- endfor %}
-                __sw_ts,
-                sum(__sw_starts_session) over (
-                    {{ partition_clause }} order by __sw_ts rows between unbounded preceding and current row
-                ) as __sw_session_index
-            from (
-                select
-                    __sw_row,
-                    {%- for alias in key_aliases %}
-                    {{ alias }},
-                    {%- endfor %}
-                    __sw_ts,
-                    case
-                        when __sw_ts - lag(__sw_ts) over ({{ partition_clause }} order by __sw_ts) <= {{ gap_us }} then 0
-                        else 1
-                    end as __sw_starts_session
-                from (
-                    select
-                        struct(__sw_source.*) as __sw_row,
-                        {%- for key in keys %}
-                        {{ key }} as {{ key_aliases[loop.index0] }},
-                        {%- endfor %}
-                        {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts
-                    from {{ relation }} as __sw_source
-                    where {{ time_col }} is not null
-                ) as __sw_rows
-            ) as __sw_marked
-        ) as __sw_numbered
-    ) as __sw_sessions
-)
+        struct(__sw_source.*) as __sw_row,
+        {%- for key in keys %}
+        {{ key }} as {{ key_aliases[loop.index0] }},
+        {%- endfor %}
+        {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts
+    from {{ relation }} as __sw_source
+    where {{ time_col }} is not null
+        {%- endset -%}
+    {%- endif -%}
+    {{ return(spark_windows._sw_session_windows(rows_sql, key_aliases, partition_clause, gap_us)) }}
 {%- endmacro %}

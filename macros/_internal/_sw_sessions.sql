@@ -1,0 +1,64 @@
+{#- Session windows from rows, for a fixed gap (gap_us, an integer) or a per-row gap
+    (gap_us none: the rows carry __sw_gap_us).
+
+    `rows_sql` selects __sw_row (the source row as one struct, so that every input column
+    comes out unchanged without listing them), the partition columns as `key_aliases`, __sw_ts
+    (bigint microseconds) and, for a per-row gap, __sw_gap_us. In time order, a row starts a new
+    session unless it lies within the earlier rows' reach: the previous time + gap for a fixed
+    gap (exactly `gap` still continues, as Flink merges windows that touch), the largest
+    time + gap so far for per-row gaps. window_end is the session's largest time + gap. -#}
+{% macro _sw_session_windows(rows_sql, key_aliases, partition_clause, gap_us) -%}
+    {%- set by_session = (key_aliases + ['__sw_session_index']) | join(', ') -%}
+    {%- set carried = [] if gap_us is not none else ['__sw_gap_us'] -%}
+(
+    select
+        __sw_sessions.__sw_row.*,
+        {%- if gap_us is not none %}
+        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_last + ' ~ gap_us) }}
+        {%- else %}
+        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_end') }}
+        {%- endif %}
+    from (
+        select
+            __sw_row,
+            min(__sw_ts) over (partition by {{ by_session }}) as __sw_session_first,
+            {%- if gap_us is not none %}
+            max(__sw_ts) over (partition by {{ by_session }}) as __sw_session_last
+            {%- else %}
+            max(__sw_ts + __sw_gap_us) over (partition by {{ by_session }}) as __sw_session_end
+            {%- endif %}
+        from (
+            select
+                __sw_row,
+                {%- for column in key_aliases + carried %}
+                {{ column }},
+                {%- endfor %}
+                __sw_ts,
+                sum(__sw_starts_session) over (
+                    {{ partition_clause }} order by __sw_ts rows between unbounded preceding and current row
+                ) as __sw_session_index
+            from (
+                select
+                    __sw_row,
+                    {%- for column in key_aliases + carried %}
+                    {{ column }},
+                    {%- endfor %}
+                    __sw_ts,
+                    case
+                        {%- if gap_us is not none %}
+                        when __sw_ts - lag(__sw_ts) over ({{ partition_clause }} order by __sw_ts) <= {{ gap_us }} then 0
+                        {%- else %}
+                        when __sw_ts <= max(__sw_ts + __sw_gap_us) over (
+                            {{ partition_clause }} order by __sw_ts rows between unbounded preceding and 1 preceding
+                        ) then 0
+                        {%- endif %}
+                        else 1
+                    end as __sw_starts_session
+                from (
+                    {{ rows_sql | indent(20) }}
+                ) as __sw_rows
+            ) as __sw_marked
+        ) as __sw_numbered
+    ) as __sw_sessions
+)
+{%- endmacro %}
