@@ -10,5 +10,7 @@ select
     max(reading_ts) as last_reading_ts,
     count(*) as readings,
     sum(car_count) as vehicles
-from {{ spark_windows.count_window(ref('sensor_readings_counted'), ['reading_ts'], 100, slide=10, partition_by=['sensor_id']) }}
+from {{ spark_windows.count_window(
+    ref('sensor_readings_counted'), ['reading_ts'], 100, slide=10, partition_by=['sensor_id']
+) }}
 group by sensor_id, window_index, window_first_row, window_last_row

@@ -19,13 +19,14 @@ ranked as (
         supplier_id,
         price,
         row_number() over (
-            partition by window_start, window_end order by price desc, supplier_id
+            partition by window_start, window_end order by price desc, supplier_id asc
         ) as supplier_rank
     from supplier_totals
 ),
 
 top_3 as (
-    select * from ranked where supplier_rank <= 3
+    select * from ranked
+    where supplier_rank <= 3
 )
 
 select * from top_3
