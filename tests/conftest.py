@@ -36,7 +36,8 @@ def dbt_target(request) -> str:
 def warehouse(dbt_target) -> Warehouse:
     """Builds every seed, model and data test once, then hands out the Spark session."""
     configure_environment(PROJECT_DIR / ".spark_state" / f"tests-{dbt_target}", dbt_target)
-    run_dbt(["build", "--target", dbt_target])
+    # --full-refresh: incremental models start again, whatever an earlier session left
+    run_dbt(["build", "--target", dbt_target, "--full-refresh"])
     return open_warehouse(dbt_target, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))
 
 

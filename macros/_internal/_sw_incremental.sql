@@ -1,0 +1,423 @@
+{#- Building blocks of the windowed_incremental materialization: reading its config and the
+    SQL of each step. The materialization (macros/materializations/) orders the steps.
+    Every time below is bigint microseconds since the epoch (none when there is none yet). -#}
+
+{#- Reads and checks the model's config; returns a dict the other blocks use. -#}
+{% macro _sw_incremental_config(config) %}
+    {%- set name = 'windowed_incremental' -%}
+    {%- set time_col = config.get('time_col') -%}
+    {%- set ingestion_col = config.get('ingestion_time_col') -%}
+    {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
+    {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col') -%}
+    {%- set window = config.get('window') -%}
+    {%- if window is mapping and window.get('type') == 'session' -%}
+        {{ exceptions.raise_compiler_error(
+            name ~ ": window (" ~ window ~ ") is a session window; windowed_incremental supports tumble, hop and cumulate windows, such as {'type': 'tumble', 'size': '1 minute'}") }}
+    {%- endif -%}
+    {%- set spec = spark_windows._sw_window_spec(window, name) -%}
+    {%- set keys = spark_windows._sw_column_list(config.get('group_by', []), name, 'group_by') -%}
+    {%- set aggregates = config.get('aggregates') -%}
+    {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name) -%}
+    {%- for agg in aggs if agg.name | lower in ['is_final', 'window_partition'] -%}
+        {{ exceptions.raise_compiler_error(name ~ ": aggregate name '" ~ agg.name ~ "' is taken by a column the materialization adds (is_final, window_partition)") }}
+    {%- endfor -%}
+    {%- if config.get('watermark_delay') is none -%}
+        {{ exceptions.raise_compiler_error(
+            name ~ ": watermark_delay is missing; give the bounded out-of-orderness of event times, such as watermark_delay='5 minutes' ('0 seconds' for in-order data)") }}
+    {%- endif -%}
+    {%- set delay_us = spark_windows._sw_duration_us(config.get('watermark_delay'), name, 'watermark_delay', allow_zero=true) -%}
+    {%- set lateness_us = spark_windows._sw_duration_us(config.get('allowed_lateness', '0 seconds'), name, 'allowed_lateness', allow_zero=true) -%}
+    {%- set partition_us = spark_windows._sw_duration_us(config.get('partition_size', '1 day'), name, 'partition_size') -%}
+    {%- set emit = config.get('emit') -%}
+    {%- if emit not in [none, 'changelog'] -%}
+        {{ exceptions.raise_compiler_error(name ~ ": emit ('" ~ emit ~ "') must be 'changelog' or left out") }}
+    {%- endif -%}
+    {{ return({
+        'time_col': time_col,
+        'ingestion_col': ingestion_col,
+        'window': window,
+        'spec': spec,
+        'group_cols': keys,
+        'aggregates': aggregates,
+        'agg_names': aggs | map(attribute='name') | list,
+        'delay_us': delay_us,
+        'lateness_us': lateness_us,
+        'partition_us': partition_us,
+        'changelog': emit == 'changelog',
+        'grid_us': spec.pane_us if spec.type == 'hop' else spec.size_us,
+    }) }}
+{% endmacro %}
+
+
+{#- End of the last window holding the row: a row is late when even that one has expired. -#}
+{% macro _sw_incremental_last_end_us(cfg) -%}
+    ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.time_col), cfg.grid_us, cfg.spec.offset_us) }} + {{ cfg.spec.size_us }})
+{%- endmacro %}
+
+
+{#- Every window holding the row, earliest first, as array<struct<window_start, window_end>>. -#}
+{% macro _sw_incremental_windows_array(cfg) -%}
+    {%- set spec = cfg.spec -%}
+    {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
+    {%- set start_us = spark_windows._sw_align_us(ts_us, cfg.grid_us, spec.offset_us) -%}
+    {%- if spec.type == 'tumble' -%}
+        array(named_struct('window_start', timestamp_micros({{ start_us }}), 'window_end', timestamp_micros({{ start_us }} + {{ spec.size_us }})))
+    {%- elif spec.type == 'hop' -%}
+        transform(sequence(cast({{ spec.panes_per_window - 1 }} as bigint), cast(0 as bigint), cast(-1 as bigint)), __sw_i -> named_struct(
+            'window_start', timestamp_micros({{ start_us }} - __sw_i * {{ spec.pane_us }}),
+            'window_end', timestamp_micros({{ start_us }} - __sw_i * {{ spec.pane_us }} + {{ spec.size_us }})))
+    {%- else -%}
+        transform(sequence(({{ ts_us }} - {{ start_us }}) div {{ spec.pane_us }} + 1, cast({{ spec.panes_per_window }} as bigint)), __sw_j -> named_struct(
+            'window_start', timestamp_micros({{ start_us }}),
+            'window_end', timestamp_micros({{ start_us }} + __sw_j * {{ spec.pane_us }})))
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- The table-valued macro of the configured window over `relation`. -#}
+{% macro _sw_incremental_windowed(cfg, relation) -%}
+    {%- set spec = cfg.spec -%}
+    {%- if spec.type == 'tumble' -%}
+        {{ spark_windows.tumble(relation, cfg.time_col, spec.size, spec.offset) }}
+    {%- elif spec.type == 'hop' -%}
+        {{ spark_windows.hop(relation, cfg.time_col, spec.slide, spec.size, spec.offset) }}
+    {%- else -%}
+        {{ spark_windows.cumulate(relation, cfg.time_col, spec.slide, spec.size, spec.offset) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- SQL literal of a time in microseconds. -#}
+{% macro _sw_us_literal(us) -%}
+    {%- if us is none -%}
+        cast(null as timestamp)
+    {%- else -%}
+        timestamp_micros({{ us }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- Rows of the model whose ingestion time lies in (after_us, until_us]; no bound for none. -#}
+{% macro _sw_incremental_arrivals(cfg, model_sql, after_us, until_us) -%}
+    select *
+    from (
+        {{ model_sql }}
+    ) as __sw_input
+    where true
+        {%- if after_us is not none %}
+        and {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }}
+        {%- endif %}
+        {%- if until_us is not none %}
+        and {{ cfg.ingestion_col }} <= {{ spark_windows._sw_us_literal(until_us) }}
+        {%- endif %}
+{%- endmacro %}
+
+
+{#- Whether a row is late: every window holding it expired under the previous watermark. -#}
+{% macro _sw_incremental_is_late(cfg, watermark_us) -%}
+    {%- if watermark_us is none -%}
+        false
+    {%- else -%}
+        ({{ cfg.time_col }} is not null and {{ spark_windows._sw_incremental_last_end_us(cfg) }} + {{ cfg.lateness_us }} <= {{ watermark_us }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- One scan of the new rows: how many, the newest ingestion and event times, how many are
+    late, and the event-time range of the rows that update windows. -#}
+{% macro _sw_incremental_summary_sql(cfg, model_sql, state) -%}
+    {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us) -%}
+    {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
+select
+    count(*) as new_rows,
+    count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
+    unix_micros(max(cast({{ cfg.ingestion_col }} as timestamp))) as max_ingestion_us,
+    max({{ ts_us }}) as max_event_us,
+    count_if({{ late }}) as late_rows,
+    min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
+    max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
+from (
+    select *
+    from (
+        {{ model_sql }}
+    ) as __sw_input
+    {%- if state.ingestion_us is not none %}
+    where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(state.ingestion_us) }} or {{ cfg.ingestion_col }} is null
+    {%- endif %}
+) as __sw_new
+{%- endmacro %}
+
+
+{#- The partition a window is stored in: its start, floored to partition_size. -#}
+{% macro _sw_incremental_partition(cfg, start_col='window_start') -%}
+    timestamp_micros({{ spark_windows._sw_align_us('unix_micros(' ~ start_col ~ ')', cfg.partition_us) }})
+{%- endmacro %}
+
+
+{#- The rows of the next version of every partition this run rewrites:
+      fresh  windows that new, non-late rows fall in and that have not expired, recomputed in
+             full from every row ingested so far;
+      kept   the stored windows of those partitions and of the partitions whose windows may
+             become final under the new watermark, unchanged but for is_final.
+    `plan` holds the times computed by the materialization. -#}
+{% macro _sw_incremental_pending_sql(cfg, model_sql, target, plan) -%}
+    {%- set keys = cfg.group_cols -%}
+    {%- set window_keys = keys + ['window_start', 'window_end'] -%}
+    {%- set columns = window_keys + cfg.agg_names -%}
+    {%- set match -%}
+        {%- for column in window_keys -%}
+            {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> __sw_b.{{ column }}
+        {%- endfor -%}
+    {%- endset -%}
+with __sw_new as (
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+),
+
+__sw_touched as (
+    select distinct {{ window_keys | join(', ') }}
+    from {{ spark_windows._sw_incremental_windowed(cfg, '__sw_new') }} as __sw_windowed
+    {%- if plan.watermark_prev_us is not none %}
+    where unix_micros(window_end) + {{ cfg.lateness_us }} > {{ plan.watermark_prev_us }}
+    {%- endif %}
+),
+
+__sw_scope as (
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.until_us) | indent(4) }}
+        and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.scope_from_us) }}
+        and {{ cfg.time_col }} < {{ spark_windows._sw_us_literal(plan.scope_until_us) }}
+),
+
+__sw_fresh as (
+    select {% for column in columns %}__sw_a.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
+    from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, cfg.window, keys, cfg.aggregates) }} as __sw_a
+    left semi join __sw_touched as __sw_b
+        on {{ match }}
+)
+{%- if plan.target_exists and plan.partition_ranges | length > 0 %},
+
+__sw_kept as (
+    select {% for column in columns %}__sw_a.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
+    from {{ target }} as __sw_a
+    left anti join __sw_fresh as __sw_b
+        on {{ match }}
+    where {% for range in plan.partition_ranges -%}
+        {{ ' or ' if not loop.first }}__sw_a.window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
+    {%- endfor %}
+)
+{%- endif %}
+
+select
+    {{ columns | join(',\n    ') }},
+    {%- if plan.watermark_us is none %}
+    false as is_final,
+    {%- else %}
+    unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
+    {%- endif %}
+    __sw_fresh_window,
+    {{ spark_windows._sw_incremental_partition(cfg) }} as window_partition
+from (
+    select *, true as __sw_fresh_window from __sw_fresh
+    {%- if plan.target_exists and plan.partition_ranges | length > 0 %}
+    union all
+    select *, false as __sw_fresh_window from __sw_kept
+    {%- endif %}
+) as __sw_next
+{%- endmacro %}
+
+
+{#- The rows of this run that missed all their windows, with the windows and the watermark. -#}
+{% macro _sw_incremental_late_sql(cfg, model_sql, plan) -%}
+select
+    __sw_new.*,
+    {{ spark_windows._sw_incremental_windows_array(cfg) }} as missed_windows,
+    {{ spark_windows._sw_us_literal(plan.watermark_prev_us) }} as watermark_at_arrival,
+    {{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from (
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+) as __sw_new
+where {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
+{%- endmacro %}
+
+
+{#- Flink's changelog of this run: +I for a window written for the first time, -U (the stored
+    row) then +U (the recomputed row) for a window written again. -#}
+{% macro _sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
+    {%- set window_keys = cfg.group_cols + ['window_start', 'window_end'] -%}
+    {%- set columns = window_keys + cfg.agg_names + ['is_final'] -%}
+    {%- set match -%}
+        {%- for column in window_keys -%}
+            {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> __sw_b.{{ column }}
+        {%- endfor -%}
+    {%- endset -%}
+with __sw_fresh as (
+    select * from {{ pending }} where __sw_fresh_window
+)
+
+select
+    {%- if plan.target_exists %}
+    case when __sw_b.window_start is null then '+I' else '+U' end as op,
+    {%- else %}
+    '+I' as op,
+    {%- endif %}
+    {% for column in columns %}__sw_a.{{ column }}, {% endfor %}{{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from __sw_fresh as __sw_a
+{%- if plan.target_exists %}
+left join (
+    select {{ window_keys | join(', ') }}
+    from {{ target }}
+    where window_partition in (select distinct window_partition from __sw_fresh)
+) as __sw_b
+    on {{ match }}
+{%- endif %}
+{%- if plan.target_exists %}
+
+union all
+
+select
+    '-U' as op,
+    {% for column in columns %}__sw_a.{{ column }}, {% endfor %}{{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from {{ target }} as __sw_a
+left semi join __sw_fresh as __sw_b
+    on {{ match }}
+where __sw_a.window_partition in (select distinct window_partition from __sw_fresh)
+{%- endif %}
+{%- endmacro %}
+
+
+{#- The columns the model's table stores, in order, read from a staged relation. -#}
+{% macro _sw_incremental_stored_sql(cfg, relation) -%}
+    select {{ (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'window_partition']) | join(', ') }}
+    from {{ relation }} as __sw_staged
+{%- endmacro %}
+
+
+{#- An empty partitioned table shaped like `select_sql` (plus batch_id, when that is the
+    partition column); nothing happens when it exists. -#}
+{% macro _sw_incremental_create_sql(relation, select_sql, partition_col, options='') -%}
+create table if not exists {{ relation }}
+using parquet
+partitioned by ({{ partition_col }})
+{{ options }}
+as
+select *{{ ', cast(0 as bigint) as batch_id' if partition_col == 'batch_id' }}
+from (
+    {{ select_sql }}
+) as __sw_shape
+where false
+{%- endmacro %}
+
+
+{% macro _sw_incremental_state_ddl(relation) -%}
+create table if not exists {{ relation }} (
+    batch_id bigint,
+    max_ingestion_time timestamp,
+    max_event_time timestamp,
+    watermark timestamp,
+    new_rows bigint,
+    late_rows bigint,
+    windows_updated bigint,
+    run_started_at timestamp,
+    pending_table string,
+    config_fingerprint string
+)
+using parquet
+{%- endmacro %}
+
+
+{#- Step 1 of a run. Returns the state of the last committed run:
+    {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint}.
+    A staging table named by the last commit is applied again (its rewrite may not have
+    finished); any other staging table, and the late and changelog rows of the batch after the
+    last commit, belong to a run that did not commit and are dropped. With no commit (first run,
+    --full-refresh, or a first run that crashed) every table of the model starts again. -#}
+{% macro _sw_incremental_recover(cfg, target, tables, full_refresh) %}
+    {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none} -%}
+    {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
+    {%- set existing_state = adapter.get_relation(target.database, target.schema, tables.state.identifier) -%}
+    {%- if not full_refresh and existing_state is not none and (existing is none or existing.is_table) -%}
+        {%- set rows = run_query(
+            'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint from '
+            ~ tables.state ~ ' order by batch_id desc limit 1').rows -%}
+        {%- if rows | length > 0 -%}
+            {%- set row = rows[0] -%}
+            {%- do state.update({
+                'batch_id': row[0] | int,
+                'ingestion_us': none if row[1] is none else row[1] | int,
+                'event_us': none if row[2] is none else row[2] | int,
+                'watermark_us': none if row[3] is none else row[3] | int,
+                'pending': row[4],
+                'fingerprint': row[5],
+            }) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- set staged = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "__pending_*'") -%}
+    {%- for row in staged.rows -%}
+        {%- set relation = target.incorporate(path={'identifier': row[1]}, type='table') -%}
+        {%- if state.batch_id > 0 and row[1] == state.pending -%}
+            {%- do run_query('insert overwrite table ' ~ target ~ ' partition (window_partition) by name\n'
+                ~ spark_windows._sw_incremental_stored_sql(cfg, relation)) -%}
+        {%- endif -%}
+        {%- do run_query('drop table if exists ' ~ relation) -%}
+    {%- endfor -%}
+    {%- if state.batch_id > 0 -%}
+        {%- for name in ['late', 'changelog'] -%}
+            {%- if adapter.get_relation(target.database, target.schema, tables[name].identifier) is not none -%}
+                {%- do run_query('alter table ' ~ tables[name] ~ ' drop if exists partition (batch_id = ' ~ (state.batch_id + 1) ~ ')') -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- if existing is not none -%}
+            {%- do adapter.drop_relation(existing) -%}
+        {%- endif -%}
+        {%- for name in ['late', 'changelog', 'state'] -%}
+            {%- do run_query('drop table if exists ' ~ tables[name]) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(state) }}
+{% endmacro %}
+
+
+{#- The times and ranges of this run, from the last commit and the scan of the new rows. -#}
+{% macro _sw_incremental_plan(cfg, state, summary, target) %}
+    {%- set size_us = cfg.spec.size_us -%}
+    {%- set events = [state.event_us, none if summary[3] is none else summary[3] | int] | reject('none') | list -%}
+    {%- set max_event_us = events | max if events else none -%}
+    {%- set watermark_us = none if max_event_us is none else max_event_us - cfg.delay_us -%}
+    {%- set fresh = summary[5] is not none -%}
+    {%- set ranges = [] -%}
+    {%- if fresh -%}
+        {%- set min_update_us = summary[5] | int -%}
+        {%- set max_update_us = summary[6] | int -%}
+        {%- do ranges.append([
+            spark_windows._sw_floor_us(min_update_us - size_us, cfg.partition_us),
+            spark_windows._sw_floor_us(max_update_us, cfg.partition_us)]) -%}
+    {%- endif -%}
+    {%- set target_exists = state.batch_id > 0 -%}
+    {%- set flips = target_exists and state.watermark_us is not none and watermark_us > state.watermark_us -%}
+    {%- if flips -%}
+        {#- windows whose end + lateness passes from (W_prev, W_new]: they become final -#}
+        {%- do ranges.append([
+            spark_windows._sw_floor_us(state.watermark_us - cfg.lateness_us - size_us, cfg.partition_us),
+            spark_windows._sw_floor_us(watermark_us - cfg.lateness_us, cfg.partition_us)]) -%}
+    {%- endif -%}
+    {%- set started = run_started_at if run_started_at.tzinfo else modules.pytz.utc.localize(run_started_at) -%}
+    {{ return({
+        'after_us': state.ingestion_us,
+        'until_us': none if summary[2] is none else summary[2] | int,
+        'max_event_us': max_event_us,
+        'watermark_prev_us': state.watermark_us,
+        'watermark_us': watermark_us,
+        'scope_from_us': (min_update_us - size_us) if fresh else 0,
+        'scope_until_us': (max_update_us + size_us) if fresh else 0,
+        'partition_ranges': ranges,
+        'target_exists': target_exists,
+        'rewrite': fresh or flips,
+        'run_us': (started.timestamp() * 1000000) | round | int,
+    }) }}
+{% endmacro %}
+
+
+{#- `us` floored to a multiple of `step_us` (toward minus infinity, like pmod). -#}
+{% macro _sw_floor_us(us, step_us) %}
+    {{ return(us - us % step_us) }}
+{% endmacro %}

@@ -1,0 +1,121 @@
+{#- windowed_incremental: a scheduled dbt run as one micro-batch of a windowed aggregation, with
+    an event-time watermark, allowed lateness, late rows kept in `<model>__late`, an optional
+    changelog, and re-runs that are safe after a crash. The design, step by step, is in
+    docs/decisions/0005-windowed-incremental.md.
+
+    Tables, all in the model's schema:
+      <model>             the windows: group_by columns, window_start, window_end, the
+                          aggregates, is_final, and window_partition (the table's partitions)
+      <model>__late       rows that arrived after all their windows expired, partitioned by batch_id
+      <model>__changelog  (emit='changelog') +I / -U / +U rows per run, partitioned by batch_id
+      <model>__state      one row per committed run (batch): the commit log and the watermark
+      <model>__pending_*  the next version of the partitions a run rewrites; dropped when applied -#}
+
+{% materialization windowed_incremental, adapter='spark' %}
+    {%- set cfg = spark_windows._sw_incremental_config(config) -%}
+    {%- set target = this.incorporate(type='table') -%}
+    {%- set tables = {
+        'late': this.incorporate(path={'identifier': this.identifier ~ '__late'}, type='table'),
+        'changelog': this.incorporate(path={'identifier': this.identifier ~ '__changelog'}, type='table'),
+        'state': this.incorporate(path={'identifier': this.identifier ~ '__state'}, type='table'),
+    } -%}
+    {%- set fingerprint_text = tojson([cfg.time_col, cfg.ingestion_col, cfg.window, cfg.group_cols, cfg.aggregates,
+        cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog], sort_keys=true) -%}
+    {%- set fingerprint = local_md5(fingerprint_text) -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted
+           one, and read the state of the last committed run (none before the first). -#}
+    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, should_full_refresh()) -%}
+    {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
+            ~ this ~ " changed since its last run; its stored windows were computed with the old ones. "
+            ~ "Run it once with --full-refresh to recompute every window.") }}
+    {%- endif -%}
+
+    {#- 2. One scan of the new rows. -#}
+    {%- set summary = run_query(spark_windows._sw_incremental_summary_sql(cfg, sql, state)).rows[0] -%}
+    {%- set new_rows = summary[0] | int -%}
+    {%- if summary[1] | int > 0 -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: " ~ summary[1] | int ~ " rows of " ~ this ~ "'s input have a NULL "
+            ~ cfg.ingestion_col ~ " (ingestion_time_col); every row needs its arrival time to be told apart from the rows already processed. "
+            ~ "Fill it in or filter those rows out in the model's SQL.") }}
+    {%- endif -%}
+
+    {%- if new_rows == 0 and state.batch_id > 0 -%}
+        {#- Nothing new: no table changes. -#}
+        {%- call statement('main') -%}
+            select count(*) as committed_runs from {{ tables.state }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, target) -%}
+        {%- set batch_id = state.batch_id + 1 -%}
+        {%- set pending = this.incorporate(path={'identifier': this.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
+        {%- set pending_sql = spark_windows._sw_incremental_pending_sql(cfg, sql, target, plan) -%}
+        {%- set late_sql = spark_windows._sw_incremental_late_sql(cfg, sql, plan) -%}
+
+        {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog. -#}
+        {%- if plan.rewrite -%}
+            {%- do run_query('create table ' ~ pending ~ ' using parquet as\n' ~ pending_sql) -%}
+            {%- set fresh_windows = run_query('select count_if(__sw_fresh_window) from ' ~ pending).rows[0][0] | int -%}
+        {%- else -%}
+            {%- set fresh_windows = 0 -%}
+        {%- endif -%}
+        {%- if not plan.target_exists -%}
+            {%- do run_query(spark_windows._sw_incremental_create_sql(target, spark_windows._sw_incremental_stored_sql(cfg, '(' ~ pending_sql ~ ')'),
+                'window_partition', "options ('partitionOverwriteMode' = 'dynamic')")) -%}
+        {%- endif -%}
+        {%- do run_query(spark_windows._sw_incremental_create_sql(tables.late, late_sql, 'batch_id')) -%}
+        {%- if summary[4] | int > 0 -%}
+            {%- do run_query('insert overwrite table ' ~ tables.late ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ late_sql) -%}
+        {%- endif -%}
+        {%- if cfg.changelog -%}
+            {%- set shape_plan = plan.copy() -%}
+            {%- do shape_plan.update({'target_exists': false}) -%}
+            {%- set changelog_shape = spark_windows._sw_incremental_changelog_sql(cfg, target, '(' ~ pending_sql ~ ')', shape_plan) -%}
+            {%- do run_query(spark_windows._sw_incremental_create_sql(tables.changelog, changelog_shape, 'batch_id')) -%}
+            {%- set changelog_sql = spark_windows._sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
+            {%- if plan.rewrite -%}
+                {%- do run_query('insert overwrite table ' ~ tables.changelog ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ changelog_sql) -%}
+            {%- endif -%}
+        {%- endif -%}
+
+        {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
+               after it is finished by the next run's step 1. -#}
+        {%- do run_query(spark_windows._sw_incremental_state_ddl(tables.state)) -%}
+        {%- set commit_sql -%}
+            insert into {{ tables.state }}
+            select
+                cast({{ batch_id }} as bigint),
+                {{ spark_windows._sw_us_literal(plan.until_us) }},
+                {{ spark_windows._sw_us_literal(plan.max_event_us) }},
+                {{ spark_windows._sw_us_literal(plan.watermark_us) }},
+                cast({{ new_rows }} as bigint),
+                cast({{ summary[4] | int }} as bigint),
+                cast({{ fresh_windows }} as bigint),
+                {{ spark_windows._sw_us_literal(plan.run_us) }},
+                '{{ pending.identifier if plan.rewrite else '' }}',
+                '{{ fingerprint }}'
+        {%- endset -%}
+
+        {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. -#}
+        {%- if plan.rewrite -%}
+            {%- do run_query(commit_sql) -%}
+            {%- call statement('main') -%}
+                insert overwrite table {{ target }} partition (window_partition) by name
+                {{ spark_windows._sw_incremental_stored_sql(cfg, pending) }}
+            {%- endcall -%}
+            {%- do run_query('drop table if exists ' ~ pending) -%}
+        {%- else -%}
+            {%- call statement('main') -%}
+                {{ commit_sql }}
+            {%- endcall -%}
+        {%- endif -%}
+    {%- endif -%}
+
+    {{ run_hooks(post_hooks) }}
+    {{ return({'relations': [target]}) }}
+{% endmaterialization %}

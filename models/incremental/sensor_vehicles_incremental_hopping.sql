@@ -1,0 +1,20 @@
+-- Vehicles per sensor over the last 5 minutes, every minute, updated by each scheduled run.
+-- A reading can be late for its older windows and still count in its newer ones.
+{{ config(
+    materialized='windowed_incremental',
+    time_col='reading_ts',
+    ingestion_time_col='ingested_at',
+    window={'type': 'hop', 'slide': '1 minute', 'size': '5 minutes'},
+    group_by=['sensor_id'],
+    aggregates={'vehicles': 'sum(car_count)', 'readings': 'count(*)', 'busiest': 'max(car_count)'},
+    watermark_delay='5 minutes',
+    allowed_lateness='2 minutes',
+    partition_size='15 minutes'
+) }}
+
+select
+    sensor_id,
+    reading_ts,
+    car_count,
+    ingested_at
+from {{ ref('raw_sensor_readings') }}

@@ -1,0 +1,103 @@
+"""Replays the sensor arrivals through the incremental example models in one process.
+
+    python tests/incremental_driver.py --state-dir DIR [--seed] [--full-refresh]
+        [--until T ...] [--dump FILE]
+
+Runs `dbt seed` (with --seed), then for each T `dbt run --select raw_sensor_readings+` with the
+rows that arrived by T (the first run with --full-refresh when asked), then writes the tables of
+both models as JSON (with --dump). Prints `START <T>` before and `DONE <T> <seconds>` after each
+run, so a test can kill the process in the middle of one. Exits 1 when a dbt command fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from dbt_harness import configure_environment, run_dbt  # noqa: E402
+
+# model -> its aggregate columns, in the order the queries below read them
+MODELS = {
+    "sensor_vehicles_incremental_tumbling": ["vehicles", "readings"],
+    "sensor_vehicles_incremental_hopping": ["vehicles", "readings", "busiest"],
+}
+
+
+def table_queries(schema: str, model: str) -> dict[str, str]:
+    """SQL reading a model's tables with every time as integer microseconds (no zone involved)."""
+    aggregates = ", ".join(MODELS[model])
+    return {
+        "windows": f"select sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final"
+        f" from {schema}.{model}",
+        "late": "select sensor_id, unix_micros(reading_ts), car_count, unix_micros(ingested_at),"
+        " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
+        f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",
+        "changelog": f"select batch_id, op, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
+        f" from {schema}.{model}__changelog",
+        "state": "select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark),"
+        f" new_rows, late_rows from {schema}.{model}__state",
+    }
+
+
+def read_tables(rows_of, schema: str) -> dict:
+    """Every table of both models as lists of plain tuples; `rows_of(sql)` runs a query."""
+    existing = {row[1] for row in rows_of(f"show tables in {schema}")}
+    tables = {"pending": sorted(name for name in existing if "__pending_" in name)}
+    for model in MODELS:
+        for name, sql in table_queries(schema, model).items():
+            table = sql.rsplit(" from ", 1)[1].split(".", 1)[1]
+            if table in existing:
+                tables[f"{model}:{name}"] = sorted((_plain(list(row)) for row in rows_of(sql)), key=json.dumps)
+    return tables
+
+
+def _plain(value):
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def dump(schema: str, path: Path) -> None:
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+    tables = read_tables(lambda sql: [tuple(row) for row in spark.sql(sql).collect()], schema)
+    path.write_text(json.dumps(tables))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--state-dir", type=Path, required=True)
+    parser.add_argument("--seed", action="store_true")
+    parser.add_argument("--full-refresh", action="store_true")
+    parser.add_argument("--until", nargs="*", default=[])
+    parser.add_argument("--dump", type=Path)
+    parser.add_argument("--schema", default="spark_windows")
+    args = parser.parse_args()
+    configure_environment(args.state_dir, "local")
+    try:
+        if args.seed:
+            run_dbt(["seed", "--select", "sensor_readings_arrivals"])
+        for index, until in enumerate(args.until):
+            command = ["run", "--select", "raw_sensor_readings+", "--vars", json.dumps({"arrived_until": until})]
+            if args.full_refresh and index == 0:
+                command.append("--full-refresh")
+            print(f"START {until}", flush=True)
+            began = time.monotonic()
+            run_dbt(command)
+            print(f"DONE {until} {time.monotonic() - began:.2f}", flush=True)
+    except AssertionError as error:
+        print(f"FAILED {error}", flush=True)
+        return 1
+    if args.dump:
+        dump(args.schema, args.dump)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
