@@ -3,12 +3,19 @@
     python scripts/bench.py                         # 5,000,000 events, 1,000 keys, one day
     python scripts/bench.py --events 5000000 10000000 --cases wa_tumble_1m wa_hop_1h_1m
     python scripts/bench.py --driver-memory 2g --events 20000000 --runs 1
+    python scripts/bench.py --incremental --events 10000000 --days 10
 
 Generates the events once per size (Parquet, in .spark_state/bench), then times each case
 several times, interleaved, and prints the median of each and its ratio to window_aggregate's
 1-minute tumble; with several sizes, also how each case grows from the first size. A case runs
 its whole query and writes to Spark's `noop` sink, so every window is computed and nothing is
 collected. The SQL comes from the project's macros.
+
+With --incremental: the windowed_incremental model models/bench/bench_vehicles_incremental.sql
+(tumbling 1 minute) through dbt in this process; times `dbt run --full-refresh` over the history
+of N events, then runs that each find 1% new rows (the events that follow, in arrival order,
+with their ingestion times), and prints the medians (the model's execution time as dbt reports
+it, and the whole dbt invocation) and their ratio.
 """
 
 from __future__ import annotations
@@ -110,6 +117,75 @@ def time_query(spark, sql: str) -> float:
     return time.perf_counter() - started
 
 
+def incremental(args) -> int:
+    """Full refresh of the incremental bench model against runs that add 1% new rows."""
+    state_dir = args.state_dir / "incremental"
+    if state_dir.exists():
+        shutil.rmtree(state_dir)
+    from dbt_harness import configure_environment, run_dbt
+
+    configure_environment(state_dir, "local")
+    os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory
+    variables = '{"spark_windows_bench": true, "spark_windows_bench_source": "spark_windows.bench_events"}'
+    command = ["run", "--select", "bench_vehicles_incremental", "--vars", variables]
+    run_dbt(["seed", "--select", "sensor_readings_arrivals"])  # opens the session and the schema
+
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    events, span_us, start_us = args.events[0], args.days * 86_400_000_000, 1_704_067_200_000_000
+    batch = events // 100
+
+    def rows(first: int, count: int):
+        """Events first .. first+count-1 of one stream whose event times grow with the id;
+        each arrives 0-120 s after it happened."""
+        step = span_us // events
+        return (
+            spark.range(first, first + count, numPartitions=max(1, count // 1_000_000))
+            .selectExpr(
+                f"cast(id % {args.keys} as string) as k",
+                f"timestamp_micros({start_us} + id * {step} + cast(rand(7) * {step} as bigint)) as ts",
+                "case when rand(11) < 0.01 then null else cast(rand(13) * 100 as int) end as v",
+            )
+            .selectExpr("*", "ts + make_dt_interval(0, 0, 0, rand(17) * 120) as ingested_at")
+        )
+
+    rows(0, events).orderBy("ingested_at").write.format("parquet").saveAsTable("spark_windows.bench_events")
+
+    def timed(extra):
+        started = time.perf_counter()
+        result = run_dbt(command + extra)
+        return result.result.results[0].execution_time, time.perf_counter() - started
+
+    timed(["--full-refresh"])  # warm-up
+    full = [timed(["--full-refresh"]) for _ in range(args.runs)]
+    increments = []
+    for run in range(args.runs):
+        rows(events + run * batch, batch).orderBy("ingested_at").write.insertInto("spark_windows.bench_events")
+        increments.append(timed([]))
+    windows = spark.sql("select count(*) from spark_windows.bench_vehicles_incremental").collect()[0][0]
+    spark.stop()
+
+    def median(values, index):
+        return statistics.median(value[index] for value in values)
+
+    print(
+        f"\nwindowed_incremental, tumble 1 minute: {events:,} events of history, {args.keys:,} keys, "
+        f"{args.days} day(s), {batch:,} new rows per incremental run ({windows:,} windows at the end); "
+        f"local[2], driver memory {args.driver_memory}; median of {args.runs} runs after one warm-up"
+    )
+    print("| run | model s (median) | runs | dbt invocation s (median) |\n|---|---:|---|---:|")
+    for name, values in (("full refresh", full), ("1% new rows", increments)):
+        runs = ", ".join(f"{value[0]:.2f}" for value in values)
+        print(f"| {name} | {median(values, 0):.2f} | {runs} | {median(values, 1):.2f} |")
+    print(
+        f"\nan incremental run costs {median(increments, 0) / median(full, 0):.1%} of a full refresh "
+        f"(model time; {median(increments, 1) / median(full, 1):.1%} with dbt's start-up)"
+    )
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, nargs="+", default=[5_000_000], help="one or more sizes")
@@ -122,7 +198,13 @@ def main(argv=None) -> int:
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--state-dir", type=Path, default=PROJECT_DIR / ".spark_state" / "bench")
     parser.add_argument("--clean", action="store_true", help="regenerate the events")
+    parser.add_argument(
+        "--incremental", action="store_true", help="time the windowed_incremental model (first --events size)"
+    )
     args = parser.parse_args(argv)
+    if args.incremental:
+        args.state_dir.mkdir(parents=True, exist_ok=True)
+        return incremental(args)
     if args.clean and args.state_dir.exists():
         shutil.rmtree(args.state_dir)
     args.state_dir.mkdir(parents=True, exist_ok=True)
