@@ -63,7 +63,7 @@ def test_each_window_data_test_fails_on_its_bad_fixture(warehouse, dbt_target):
     )
     seeds = {row.node.name: str(row.status) for row in result.result.results if row.node.resource_type == "seed"}
     assert seeds == dict.fromkeys(
-        ["bad_window_bounds", "bad_sessions", "bad_readings", "bad_reading_counts"], "success"
+        ["bad_window_bounds", "bad_sessions", "bad_readings", "bad_reading_counts", "bad_late_readings"], "success"
     )
     expected = {name: ("fail", rows) if rows else ("pass", 0) for name, rows in EXPECTED_FAILURES.items()}
     assert _test_results(result) == expected

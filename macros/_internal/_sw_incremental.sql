@@ -157,13 +157,15 @@ from (
 {#- The rows of the next version of every partition this run rewrites:
       fresh  windows that new, non-late rows fall in and that have not expired, recomputed in
              full from every row ingested so far;
-      kept   the stored windows of those partitions and of the partitions whose windows may
+      stored the stored windows of those partitions and of the partitions whose windows may
              become final under the new watermark, unchanged but for is_final.
+    A window found in both keeps its fresh row (one pass: fresh is computed once).
     `plan` holds the times computed by the materialization. -#}
 {% macro _sw_incremental_pending_sql(cfg, model_sql, target, plan) -%}
     {%- set keys = cfg.group_cols -%}
     {%- set window_keys = keys + ['window_start', 'window_end'] -%}
     {%- set columns = window_keys + cfg.agg_names -%}
+    {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set match -%}
         {%- for column in window_keys -%}
             {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> __sw_b.{{ column }}
@@ -192,19 +194,34 @@ __sw_fresh as (
     from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, cfg.window, keys, cfg.aggregates) }} as __sw_a
     left semi join __sw_touched as __sw_b
         on {{ match }}
-)
-{%- if plan.target_exists and plan.partition_ranges | length > 0 %},
+),
 
-__sw_kept as (
-    select {% for column in columns %}__sw_a.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
-    from {{ target }} as __sw_a
-    left anti join __sw_fresh as __sw_b
-        on {{ match }}
+__sw_candidates as (
+    select *, true as __sw_fresh_window from __sw_fresh
+    {%- if with_stored %}
+    union all
+    select {{ columns | join(', ') }}, false as __sw_fresh_window
+    from {{ target }}
     where {% for range in plan.partition_ranges -%}
-        {{ ' or ' if not loop.first }}__sw_a.window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
+        {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
     {%- endfor %}
+    {%- endif %}
+),
+
+__sw_next as (
+    {%- if with_stored %}
+    select {{ columns | join(', ') }}, __sw_fresh_window
+    from (
+        select
+            *,
+            row_number() over (partition by {{ window_keys | join(', ') }} order by __sw_fresh_window desc) as __sw_pick
+        from __sw_candidates
+    ) as __sw_ranked
+    where __sw_pick = 1
+    {%- else %}
+    select * from __sw_candidates
+    {%- endif %}
 )
-{%- endif %}
 
 select
     {{ columns | join(',\n    ') }},
@@ -215,13 +232,7 @@ select
     {%- endif %}
     __sw_fresh_window,
     {{ spark_windows._sw_incremental_partition(cfg) }} as window_partition
-from (
-    select *, true as __sw_fresh_window from __sw_fresh
-    {%- if plan.target_exists and plan.partition_ranges | length > 0 %}
-    union all
-    select *, false as __sw_fresh_window from __sw_kept
-    {%- endif %}
-) as __sw_next
+from __sw_next
 {%- endmacro %}
 
 
@@ -351,16 +362,20 @@ using parquet
         {%- endif -%}
     {%- endif -%}
     {%- set staged = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "__pending_*'") -%}
+    {%- set uncommitted = [] -%}
     {%- for row in staged.rows -%}
         {%- set relation = target.incorporate(path={'identifier': row[1]}, type='table') -%}
         {%- if state.batch_id > 0 and row[1] == state.pending -%}
             {%- do run_query('insert overwrite table ' ~ target ~ ' partition (window_partition) by name\n'
                 ~ spark_windows._sw_incremental_stored_sql(cfg, relation)) -%}
+        {%- else -%}
+            {%- do uncommitted.append(row[1]) -%}
         {%- endif -%}
         {%- do run_query('drop table if exists ' ~ relation) -%}
     {%- endfor -%}
     {%- if state.batch_id > 0 -%}
-        {%- for name in ['late', 'changelog'] -%}
+        {#- A run writes late and changelog rows only after its staging table exists. -#}
+        {%- for name in ['late', 'changelog'] if uncommitted -%}
             {%- if adapter.get_relation(target.database, target.schema, tables[name].identifier) is not none -%}
                 {%- do run_query('alter table ' ~ tables[name] ~ ' drop if exists partition (batch_id = ' ~ (state.batch_id + 1) ~ ')') -%}
             {%- endif -%}
@@ -377,7 +392,9 @@ using parquet
 {% endmacro %}
 
 
-{#- The times and ranges of this run, from the last commit and the scan of the new rows. -#}
+{#- The times and ranges of this run, from the last commit and the scan of the new rows.
+    `rewrite`: the run stages a next version (also when it only has late rows to write: the
+    staging table marks the attempt, so a crashed one is found and its rows dropped). -#}
 {% macro _sw_incremental_plan(cfg, state, summary, target) %}
     {%- set size_us = cfg.spec.size_us -%}
     {%- set events = [state.event_us, none if summary[3] is none else summary[3] | int] | reject('none') | list -%}
@@ -411,7 +428,7 @@ using parquet
         'scope_until_us': (max_update_us + size_us) if fresh else 0,
         'partition_ranges': ranges,
         'target_exists': target_exists,
-        'rewrite': fresh or flips,
+        'rewrite': fresh or flips or summary[4] | int > 0,
         'run_us': (started.timestamp() * 1000000) | round | int,
     }) }}
 {% endmacro %}
