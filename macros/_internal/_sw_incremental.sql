@@ -148,6 +148,14 @@ from (
 {%- endmacro %}
 
 
+{#- `__sw_a` and `__sw_b` hold the same window (NULL keys match NULL keys). -#}
+{% macro _sw_incremental_match(window_keys) -%}
+    {%- for column in window_keys -%}
+        {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> __sw_b.{{ column }}
+    {%- endfor -%}
+{%- endmacro %}
+
+
 {#- The partition a window is stored in: its start, floored to partition_size. -#}
 {% macro _sw_incremental_partition(cfg, start_col='window_start') -%}
     timestamp_micros({{ spark_windows._sw_align_us('unix_micros(' ~ start_col ~ ')', cfg.partition_us) }})
@@ -166,11 +174,7 @@ from (
     {%- set window_keys = keys + ['window_start', 'window_end'] -%}
     {%- set columns = window_keys + cfg.agg_names -%}
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
-    {%- set match -%}
-        {%- for column in window_keys -%}
-            {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> __sw_b.{{ column }}
-        {%- endfor -%}
-    {%- endset -%}
+    {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
 with __sw_new as (
     {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
 ),
@@ -255,11 +259,7 @@ where {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
 {% macro _sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
     {%- set window_keys = cfg.group_cols + ['window_start', 'window_end'] -%}
     {%- set columns = window_keys + cfg.agg_names + ['is_final'] -%}
-    {%- set match -%}
-        {%- for column in window_keys -%}
-            {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> __sw_b.{{ column }}
-        {%- endfor -%}
-    {%- endset -%}
+    {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
 with __sw_fresh as (
     select * from {{ pending }} where __sw_fresh_window
 )
