@@ -74,19 +74,6 @@
 {%- endmacro %}
 
 
-{#- The table-valued macro of the configured window over `relation`. -#}
-{% macro _sw_incremental_windowed(cfg, relation) -%}
-    {%- set spec = cfg.spec -%}
-    {%- if spec.type == 'tumble' -%}
-        {{ spark_windows.tumble(relation, cfg.time_col, spec.size, spec.offset) }}
-    {%- elif spec.type == 'hop' -%}
-        {{ spark_windows.hop(relation, cfg.time_col, spec.slide, spec.size, spec.offset) }}
-    {%- else -%}
-        {{ spark_windows.cumulate(relation, cfg.time_col, spec.slide, spec.size, spec.offset) }}
-    {%- endif -%}
-{%- endmacro %}
-
-
 {#- SQL literal of a time in microseconds. -#}
 {% macro _sw_us_literal(us) -%}
     {%- if us is none -%}
@@ -181,7 +168,7 @@ with __sw_new as (
 
 __sw_touched as (
     select distinct {{ window_keys | join(', ') }}
-    from {{ spark_windows._sw_incremental_windowed(cfg, '__sw_new') }} as __sw_windowed
+    from {{ spark_windows._sw_table_valued('__sw_new', cfg.time_col, cfg.spec) }} as __sw_windowed
     {%- if plan.watermark_prev_us is not none %}
     where unix_micros(window_end) + {{ cfg.lateness_us }} > {{ plan.watermark_prev_us }}
     {%- endif %}

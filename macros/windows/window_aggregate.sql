@@ -84,18 +84,25 @@
 {% endmacro %}
 
 
+{#- The table-valued macro of a window spec (from _sw_window_spec) over `relation`; `keys`
+    partition sessions. -#}
+{% macro _sw_table_valued(relation, time_col, spec, keys=[]) %}
+    {%- if spec.type == 'session' -%}
+        {{ return(spark_windows.session(relation, time_col, spec.gap, keys)) }}
+    {%- elif spec.type == 'tumble' -%}
+        {{ return(spark_windows.tumble(relation, time_col, spec.size, spec.offset)) }}
+    {%- elif spec.type == 'hop' -%}
+        {{ return(spark_windows.hop(relation, time_col, spec.slide, spec.size, spec.offset)) }}
+    {%- else -%}
+        {{ return(spark_windows.cumulate(relation, time_col, spec.slide, spec.size, spec.offset)) }}
+    {%- endif -%}
+{% endmacro %}
+
+
 {#- The row-copy plan: the table-valued macro, then GROUP BY. For sessions, and for aggregates
     that slices cannot merge (count(distinct ...), percentiles, ...). -#}
 {% macro _sw_row_copy_aggregate(relation, time_col, spec, keys, aggs) %}
-    {%- if spec.type == 'session' -%}
-        {%- set windowed = spark_windows.session(relation, time_col, spec.gap, keys) -%}
-    {%- elif spec.type == 'tumble' -%}
-        {%- set windowed = spark_windows.tumble(relation, time_col, spec.size, spec.offset) -%}
-    {%- elif spec.type == 'hop' -%}
-        {%- set windowed = spark_windows.hop(relation, time_col, spec.slide, spec.size, spec.offset) -%}
-    {%- else -%}
-        {%- set windowed = spark_windows.cumulate(relation, time_col, spec.slide, spec.size, spec.offset) -%}
-    {%- endif -%}
+    {%- set windowed = spark_windows._sw_table_valued(relation, time_col, spec, keys) -%}
     {%- set group_columns = keys + ['window_start', 'window_end', 'window_time'] -%}
 (
     select
