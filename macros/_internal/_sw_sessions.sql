@@ -6,7 +6,10 @@
     (bigint microseconds) and, for a per-row gap, __sw_gap_us. In time order, a row starts a new
     session unless it lies within the earlier rows' reach: the previous time + gap for a fixed
     gap (exactly `gap` still continues, as Flink merges windows that touch), the largest
-    time + gap so far for per-row gaps. window_end is the session's largest time + gap. -#}
+    time + gap so far for per-row gaps. window_end is the session's largest time + gap.
+    Of rows tied on time, only the first in the window order can start a session (the others lie
+    within its reach), and which one that is does not matter: the session index is a RANGE sum,
+    the same for every tied row, so it never depends on how Spark orders ties. -#}
 {% macro _sw_session_windows(rows_sql, key_aliases, partition_clause, gap_us) -%}
     {%- set by_session = (key_aliases + ['__sw_session_index']) | join(', ') -%}
     {%- set carried = [] if gap_us is not none else ['__sw_gap_us'] -%}
@@ -35,7 +38,7 @@
                 {%- endfor %}
                 __sw_ts,
                 sum(__sw_starts_session) over (
-                    {{ partition_clause }} order by __sw_ts rows between unbounded preceding and current row
+                    {{ partition_clause }} order by __sw_ts range between unbounded preceding and current row
                 ) as __sw_session_index
             from (
                 select
