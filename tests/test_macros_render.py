@@ -75,6 +75,8 @@ BAD_CALLS = [
     (("tumble", "ev", "ts", "5"), "tumble: size ('5') is not a duration"),
     (("tumble", "ev", "ts", "1.5 minutes"), "tumble: size ('1.5 minutes') is not a duration"),
     (("tumble", "ev", "ts", 5), "tumble: size (5) is not a duration"),
+    (("tumble", "ev", "ts", "\uff15 minutes"), "tumble: size ('\uff15 minutes') is not a duration"),  # fullwidth 5
+    (("tumble", "ev", "ts", "\u00b2 minutes"), "tumble: size ('\u00b2 minutes') is not a duration"),  # superscript 2
     (("tumble", "ev", "ts", "0 minutes"), "tumble: size ('0 minutes') must be greater than zero"),
     (("tumble", "ev", "ts", "-5 minutes"), "tumble: size ('-5 minutes') must not be negative"),
     (("tumble", "ev", "ts", "5 minutes", "8 parsecs"), "tumble: offset ('8 parsecs') is not a duration"),
@@ -113,6 +115,16 @@ def test_bad_arguments_are_compile_errors_that_say_what_is_accepted(renderer, ca
     with pytest.raises(CompilerError) as error:
         renderer.call(*call)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize("call", [call for call, _ in BAD_CALLS], ids=repr)
+def test_every_bad_argument_message_goes_on_to_say_what_is_accepted(renderer, call):
+    with pytest.raises(CompilerError) as error:
+        renderer.call(*call)
+    message = str(error.value)
+    # after naming what was wrong, each message shows a form that would be accepted
+    accepted = ("; expected a string '<integer> <unit>'", ", such as ", "; for example ", "; pass ref(")
+    assert any(part in message for part in accepted), message
 
 
 def test_duration_errors_list_the_accepted_units(renderer):

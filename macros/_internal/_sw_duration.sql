@@ -36,7 +36,7 @@
     {%- if unit.endswith('s') and unit[:-1] in units -%}
         {%- set unit = unit[:-1] -%}
     {%- endif -%}
-    {%- if not digits.isdigit() or unit not in units -%}
+    {%- if not modules.re.fullmatch('[0-9]+', digits) or unit not in units -%}
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a duration; expected " ~ accepted) }}
     {%- endif -%}
