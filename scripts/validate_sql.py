@@ -9,11 +9,12 @@ Exits 1 naming each file sqlglot cannot read with the `spark` dialect, and its e
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
 import sqlglot
-from sqlglot.errors import ParseError
+from sqlglot.errors import SqlglotError
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -26,7 +27,7 @@ def invalid_files(compiled_dir: Path) -> tuple[int, list[str]]:
         sql = path.read_text()
         try:
             statements = sqlglot.parse(sql, read="spark")
-        except ParseError as error:
+        except SqlglotError as error:  # ParseError, and TokenError for unclosed quotes
             problems.append(f"{path.relative_to(compiled_dir)}: {error}")
             continue
         if not any(statement is not None for statement in statements):
@@ -39,14 +40,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-compile", action="store_true", help="skip `dbt compile`")
     parser.add_argument("--target", default=None, help="dbt target to compile with")
     args = parser.parse_args(argv)
+    compiled_dir = PROJECT_DIR / "target" / "compiled"
     if not args.no_compile:
+        shutil.rmtree(compiled_dir, ignore_errors=True)  # no stale files of deleted models
         sys.path.insert(0, str(PROJECT_DIR / "tests"))
         from dbt_harness import configure_environment, run_dbt
 
         target = args.target or "local"
         configure_environment(PROJECT_DIR / ".spark_state" / f"validate-{target}", target)
         run_dbt(["compile", "--target", target])
-    compiled_dir = PROJECT_DIR / "target" / "compiled"
     count, problems = invalid_files(compiled_dir)
     if count == 0:
         print(f"validate_sql: no compiled SQL under {compiled_dir}", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def dbt_target(request) -> str:
 def warehouse(dbt_target) -> Warehouse:
     """Builds every seed, model and data test once, then hands out the Spark session."""
     configure_environment(PROJECT_DIR / ".spark_state" / f"tests-{dbt_target}", dbt_target)
+    # test_validate_sql reads target/compiled: only what this build compiles belongs there
+    shutil.rmtree(PROJECT_DIR / "target" / "compiled", ignore_errors=True)
     # --full-refresh: incremental models start again, whatever an earlier session left
     run_dbt(["build", "--target", dbt_target, "--full-refresh"])
     return open_warehouse(dbt_target, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))

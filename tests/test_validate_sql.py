@@ -23,6 +23,7 @@ def test_validate_sql_names_a_file_it_cannot_read(tmp_path):
     (tmp_path / "models").mkdir()
     (tmp_path / "models" / "good.sql").write_text("select 1 as a")
     (tmp_path / "models" / "broken.sql").write_text("select from where (")
+    (tmp_path / "models" / "unclosed.sql").write_text("select 'abc as a")
     count, problems = validate_sql.invalid_files(tmp_path)
-    assert count == 2
-    assert len(problems) == 1 and problems[0].startswith("models/broken.sql: ")
+    assert count == 3
+    assert sorted(line.split(":")[0] for line in problems) == ["models/broken.sql", "models/unclosed.sql"]
