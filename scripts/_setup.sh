@@ -43,8 +43,14 @@ ensure_java() {
 
 ensure_venv() {
     local python="${PYTHON:-python3}"
-    if [ ! -x .venv/bin/python ]; then
-        "$python" -m venv .venv
+    # a .venv left half-made (say, venv failed for want of python3-venv) is made again
+    if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+        rm -rf .venv
+        if ! "$python" -m venv .venv; then
+            echo "setup: '$python -m venv' failed; install Python 3.10+ with its venv module" \
+                "(Debian/Ubuntu: 'apt-get install python3-venv'), then run this again." >&2
+            exit 1
+        fi
     fi
     local stamp=.venv/.requirements.sha256
     local wanted

@@ -14,9 +14,11 @@ SHOWN = ["sensor_vehicles_sliding", "user_sessions", "top_suppliers_per_window"]
 
 
 def main() -> int:
-    run_dbt(["build", "--select", "path:seeds/examples", "path:seeds/expected", "path:models/examples"])
+    # the embedded Spark, whatever SPARK_WINDOWS_TARGET says
+    local = ["--target", "local"]
+    run_dbt(["build", *local, "--select", "path:seeds/examples", "path:seeds/expected", "path:models/examples"])
     for model in SHOWN:
-        run_dbt(["show", "--select", model, "--limit", "10"])
+        run_dbt(["show", *local, "--select", model, "--limit", "10"])
     return 0
 
 
