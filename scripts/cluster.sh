@@ -7,24 +7,59 @@
 #   scripts/cluster.sh stop     stop exactly the processes this script started (recorded pids)
 #   scripts/cluster.sh status   what runs, where, and where the logs are
 #
-# Ports (environment): SPARK_WINDOWS_MASTER_PORT (7077), SPARK_WINDOWS_THRIFT_PORT (10000).
+# Ports (environment): SPARK_WINDOWS_MASTER_PORT (7077), SPARK_WINDOWS_THRIFT_PORT (10000);
+# SPARK_WINDOWS_CLUSTER_DIR moves the state folder.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/_setup.sh"
 
-STATE_DIR="$PROJECT_DIR/.spark_state/cluster"
+PROJECT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+STATE_DIR="${SPARK_WINDOWS_CLUSTER_DIR:-$PROJECT_DIR/.spark_state/cluster}"
 RUN_DIR="$STATE_DIR/run"
 LOG_DIR="$STATE_DIR/logs"
 MASTER_PORT="${SPARK_WINDOWS_MASTER_PORT:-7077}"
 THRIFT_PORT="${SPARK_WINDOWS_THRIFT_PORT:-10000}"
 MASTER_URL="spark://127.0.0.1:$MASTER_PORT"
-SPARK_HOME="$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
-export SPARK_HOME SPARK_LOCAL_IP=127.0.0.1 SPARK_MASTER_HOST=127.0.0.1
-export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-512m}"
 mkdir -p "$RUN_DIR" "$LOG_DIR" "$STATE_DIR/work"
 
-is_running() { # name
-    local pid_file="$RUN_DIR/$1.pid"
-    [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null
+# Every process this script starts names $STATE_DIR on its command line (from its first
+# instant, as the spark-class script, to the JVM it becomes); a pid file whose process does not
+# (the pid was reused after a reboot, say) is stale, and that process is never signalled.
+DAEMON_CONF="$RUN_DIR/daemon.conf"
+
+# What a process was started with, one argument per line; empty when it does not exist.
+command_line() { # pid
+    if [ -r "/proc/$1/cmdline" ]; then
+        tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null || true
+    else
+        ps -o args= -p "$1" 2>/dev/null | tr ' ' '\n' || true
+    fi
+}
+
+alive() { # pid: exists and is not a zombie (exited, not yet reaped by its parent)
+    kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" != Z ]
+}
+
+is_running() { # name: its pid file names a live process that this script started
+    local pid_file="$RUN_DIR/$1.pid" pid
+    [ -f "$pid_file" ] || return 1
+    pid="$(cat "$pid_file")"
+    alive "$pid" && command_line "$pid" | grep -qF -- "$STATE_DIR/"
+}
+
+port_answers() { # port
+    python3 - "$1" 2>/dev/null <<'PY'
+import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+PY
+}
+
+# Before starting a process on a fixed port: a port that already answers belongs to another
+# program (ours would fail to bind, and `start` would talk to the stranger).
+require_free_port() { # name, port, variable
+    if port_answers "$2"; then
+        echo "cluster: port $2 (for the $1) is in use by another program; stop it, or choose" \
+            "another port with $3=..." >&2
+        exit 1
+    fi
 }
 
 launch() { # name, command...
@@ -34,17 +69,16 @@ launch() { # name, command...
         echo "cluster: $name already runs (pid $(cat "$RUN_DIR/$name.pid"))"
         return 0
     fi
-    nohup "$@" >"$LOG_DIR/$name.log" 2>&1 </dev/null &
+    # keep the previous log (of a crashed or stopped process) one launch longer
+    [ -f "$LOG_DIR/$name.log" ] && mv -f "$LOG_DIR/$name.log" "$LOG_DIR/$name.log.1"
+    nohup "$@" >"$LOG_DIR/$name.log" 2>&1 </dev/null 9>&- & # 9: the lock, not for daemons
     echo $! >"$RUN_DIR/$name.pid"
     echo "cluster: started $name (pid $!), log $LOG_DIR/$name.log"
 }
 
 wait_for_port() { # name, port, seconds
     local deadline=$((SECONDS + $3))
-    until python - "$2" <<'PY' 2>/dev/null; do
-import socket, sys
-socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
-PY
+    until port_answers "$2"; do
         if ! is_running "$1"; then
             echo "cluster: $1 exited; last lines of $LOG_DIR/$1.log:" >&2
             tail -n 20 "$LOG_DIR/$1.log" >&2
@@ -60,13 +94,15 @@ PY
 
 wait_for_sql() { # seconds
     local deadline=$((SECONDS + $1))
-    until python - "$THRIFT_PORT" >/dev/null 2>&1 <<'PY'; do
+    until python - "$THRIFT_PORT" "$STATE_DIR/warehouse" >/dev/null 2>&1 <<'PY'; do
 import sys
 from pyhive import hive
 connection = hive.connect(host="127.0.0.1", port=int(sys.argv[1]), username="dbt")
 cursor = connection.cursor()
 cursor.execute("select 1")
 assert cursor.fetchall() == [(1,)]
+cursor.execute("set spark.sql.warehouse.dir")  # ours, not another server on this port
+assert sys.argv[2] in cursor.fetchall()[0][1]
 PY
         if ! is_running thrift; then
             return 3 # exited; the caller decides whether that is an error
@@ -81,13 +117,27 @@ PY
 }
 
 start() {
+    source "$PROJECT_DIR/scripts/_setup.sh" # Java 17 and .venv, installed when missing
+    SPARK_HOME="$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
+    export SPARK_HOME SPARK_LOCAL_IP=127.0.0.1 SPARK_MASTER_HOST=127.0.0.1
+    export SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-512m}"
+    # master and workers: no silent move to the next port when theirs is taken, no REST
+    # server, and workers delete the folders of finished applications
+    cat >"$DAEMON_CONF" <<CONF
+spark.port.maxRetries 0
+spark.master.rest.enabled false
+spark.worker.cleanup.enabled true
+spark.worker.cleanup.appDataTtl 3600
+CONF
+    is_running master || require_free_port master "$MASTER_PORT" SPARK_WINDOWS_MASTER_PORT
+    is_running thrift || require_free_port "Thrift server" "$THRIFT_PORT" SPARK_WINDOWS_THRIFT_PORT
     launch master "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.master.Master \
-        --host 127.0.0.1 --port "$MASTER_PORT" --webui-port 0
+        --host 127.0.0.1 --port "$MASTER_PORT" --webui-port 0 --properties-file "$DAEMON_CONF"
     wait_for_port master "$MASTER_PORT" 60
     for worker in 1 2; do
         launch "worker$worker" "$SPARK_HOME/bin/spark-class" org.apache.spark.deploy.worker.Worker \
             --host 127.0.0.1 --cores 1 --memory 1536m --webui-port 0 \
-            --work-dir "$STATE_DIR/work/worker$worker" "$MASTER_URL"
+            --work-dir "$STATE_DIR/work/worker$worker" --properties-file "$DAEMON_CONF" "$MASTER_URL"
     done
     # A Thrift server that was told to stop (or crashed) can still be alive for a few seconds
     # while it shuts down: `start` then finds it "running", sees it exit, and starts a new one.
@@ -105,7 +155,10 @@ start() {
         echo "cluster: the Thrift server exited; last lines of $LOG_DIR/thrift.log:" >&2
         tail -n 20 "$LOG_DIR/thrift.log" >&2
     fi
-    [ "$waited" -eq 0 ] || return 1
+    if [ "$waited" -ne 0 ]; then
+        echo "cluster: start failed; 'scripts/cluster.sh stop' stops what did start" >&2
+        return 1
+    fi
     echo "cluster: Thrift server answers SQL on 127.0.0.1:$THRIFT_PORT (master $MASTER_URL)"
 }
 
@@ -132,12 +185,12 @@ stop() {
     for name in thrift worker2 worker1 master; do
         if is_running "$name"; then
             pid="$(cat "$RUN_DIR/$name.pid")"
-            kill "$pid"
+            kill "$pid" 2>/dev/null || true # it may have exited just now
             for _ in $(seq 1 30); do
-                kill -0 "$pid" 2>/dev/null || break
+                alive "$pid" || break
                 sleep 1
             done
-            kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+            if alive "$pid"; then kill -9 "$pid" 2>/dev/null || true; fi
             echo "cluster: stopped $name (pid $pid)"
         fi
         rm -f "$RUN_DIR/$name.pid"
@@ -157,6 +210,10 @@ status() {
     echo "cluster: master $MASTER_URL, Thrift 127.0.0.1:$THRIFT_PORT, state $STATE_DIR"
     [ "$running" -eq 4 ]
 }
+
+# one start or stop at a time (where util-linux's flock exists)
+exec 9>"$RUN_DIR/lock"
+if command -v flock >/dev/null 2>&1; then flock 9; fi
 
 case "${1:-}" in
     start) start ;;
