@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import jinja2
 import jinja2.sandbox
+import pytz
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 MACRO_DIR = PROJECT_DIR / "macros"
@@ -76,7 +77,10 @@ class MacroRenderer:
             {
                 "return": _return,
                 "exceptions": SimpleNamespace(raise_compiler_error=_raise_compiler_error),
-                "modules": SimpleNamespace(re=re, datetime=datetime),
+                # dbt's modules.pytz is a dict of the names in pytz.__all__
+                "modules": SimpleNamespace(
+                    re=re, datetime=datetime, pytz={name: getattr(pytz, name) for name in pytz.__all__}
+                ),
                 "adapter": _Adapter(self, adapter_type),
                 "spark_windows": SimpleNamespace(),
             }

@@ -6,7 +6,8 @@ SQL's running maximum: every row opens the window [time, time + gap); any two wi
 overlap or touch (Flink's TimeWindow.intersects: a.start <= b.end and b.start <= a.end) are
 merged into the window that covers both, until no two windows intersect.
 
-The project's rules for gaps that Flink would refuse (docs/dynamic_gaps_readme.md):
+The project's rules for gaps that Flink would refuse (README.md, section "Dynamic gaps" under
+session):
 - a NULL time or a NULL gap: the row belongs to no window;
 - a negative gap counts as zero: the row opens [time, time), which still merges with the
   windows it touches (those that reach its time, and rows at the same time).

@@ -5,10 +5,12 @@ and Scala: per partition, rows arrive in order; a trigger fires every `slide` ro
 evictor keeps the last `size` rows, so each firing emits the last `size` rows (or all rows so
 far). No formula of the SQL is reused.
 
-calendar windows are computed with Python's zoneinfo: a period's local first day is found with
-the date arithmetic of the calendar, and its instant is searched for as the first instant whose
-local date is that day or later, so no assumption on how a missing or repeated local midnight
-is resolved is built in. Times are integers: microseconds since 1970-01-01 UTC.
+calendar windows are defined by instants, with Python's zoneinfo: each local date D has a
+boundary instant start(D), the instant of its local midnight, and the window of an instant t is
+[start(D), start(D')) for the period beginning on D whose boundary is the largest one <= t (D'
+begins the next period). The local date of t is never used to pick the window, so a zone whose
+local date goes back across midnight needs no special case. Times are integers: microseconds
+since 1970-01-01 UTC.
 """
 
 from __future__ import annotations
@@ -103,28 +105,32 @@ def next_period_start(start: dt.date, unit: str) -> dt.date:
 
 
 def day_start(day: dt.date, zone: str) -> int:
-    """The first instant (microseconds) whose local date in `zone` is `day` or later.
+    """start(day): the instant (microseconds) of the local midnight that begins `day` in `zone`.
 
-    A binary search over instants: the local date never goes back by a whole day in the zones
-    tested, and no zone is more than 26 hours from UTC, so the answer lies within two days of
-    the local midnight read as UTC."""
-    naive = (dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) - EPOCH) // dt.timedelta(microseconds=1)
-    low, high = naive - 2 * DAY_US, naive + 2 * DAY_US
-    assert local_date(low, zone) < day <= local_date(high, zone)
-    while high - low > 1:  # invariant: local_date(low) < day <= local_date(high)
-        middle = (low + high) // 2
-        if local_date(middle, zone) < day:
-            low = middle
-        else:
-            high = middle
-    return high
+    zoneinfo follows PEP 495 with fold=0: a local time that happens twice is its first
+    occurrence, and a local time the clocks jump over is read with the UTC offset in force
+    before the jump, that is moved later by the length of the jump. This is java.time's rule
+    for LocalDateTime.atZone, which Spark's to_utc_timestamp uses: when the jump begins at 00:00
+    the day begins at the first instant after the gap; when it straddles midnight (Toronto
+    1919-03-31, 23:30 to 00:30) the day begins at 01:00, after its first instant."""
+    midnight = dt.datetime(day.year, day.month, day.day, tzinfo=ZoneInfo(zone))  # fold=0
+    return (midnight - EPOCH) // dt.timedelta(microseconds=1)
 
 
 def calendar_window(micros, unit: str, zone: str):
-    """(window_start, window_end, window_time) in microseconds, or None for a NULL time."""
+    """(window_start, window_end, window_time) in microseconds, or None for a NULL time.
+
+    Walks the periods forward from one that begins well before `micros` (its UTC date two days
+    earlier: no zone is a day and more from UTC) while the next period has begun by `micros`, so
+    the window starts at the largest boundary <= micros. A period whose start equals the next
+    one's (a local date the zone skipped) holds no instant and is walked past."""
     if micros is None:
         return None
-    start_day = period_start(local_date(micros, zone), unit)
-    start, end = day_start(start_day, zone), day_start(next_period_start(start_day, unit), zone)
+    utc_day = (EPOCH + dt.timedelta(microseconds=micros)).date()
+    period = period_start(utc_day - dt.timedelta(days=2), unit)
+    assert day_start(period, zone) <= micros
+    while day_start(next_period_start(period, unit), zone) <= micros:
+        period = next_period_start(period, unit)
+    start, end = day_start(period, zone), day_start(next_period_start(period, unit), zone)
     assert start <= micros < end
     return start, end, end - 1

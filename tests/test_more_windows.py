@@ -3,7 +3,8 @@
 count_window is compared, row for row, with the simulation of Flink's countWindow in
 reference_more_windows.py on random rows (ties, NULL order values, NULL partition keys).
 calendar_window is compared with zoneinfo on the DST days of three zones, a month, an ISO week
-crossing a month and a DST change, zones whose midnight is missing, and random instants.
+crossing a month and a DST change, zones whose midnight is missing or whose local date goes back
+across midnight, and random instants from 1900 to 2100.
 """
 
 from __future__ import annotations
@@ -192,6 +193,15 @@ DST_DAYS = [
     ("America/Santiago", "2024-09-08", "2024-09-08 04:00", 23),
     ("Asia/Beirut", "2024-03-31", "2024-03-30 22:00", 23),
     ("America/Santiago", "2024-04-07", "2024-04-07 04:00", 24),
+    # the jump from 23:30 EST to 00:30 EDT straddles midnight: the day begins at 00:00 read with
+    # EST, 01:00 EDT, and 00:30-01:00 EDT belong to the day before
+    ("America/Toronto", "1919-03-31", "1919-03-31 05:00", 23),
+    # clocks back across midnight (00:01 to 23:01 the day before): the local date goes back for
+    # an hour, but those instants belong to the day that has begun
+    ("America/St_Johns", "1995-10-29", "1995-10-29 02:30", 25),
+    ("America/Goose_Bay", "2010-11-07", "2010-11-07 03:00", 25),
+    ("America/Moncton", "1995-10-29", "1995-10-29 03:00", 25),
+    ("Antarctica/Casey", "2010-03-05", "2010-03-04 13:00", 27),
 ]
 
 
@@ -234,6 +244,39 @@ def test_calendar_iso_week_crossing_a_month_and_the_end_of_dst(spark, renderer):
     assert actual[0][2] == start and actual[6][1] == end
 
 
+def long_autumn_days(zone: str, years) -> list[dt.date]:
+    """The days of October and November that last more than 24 hours in the model, one a year
+    (26 hours in St_Johns and Goose_Bay in 1988, when the clocks went back two hours)."""
+    days = []
+    for year in years:
+        for offset in range(61):
+            day = dt.date(year, 10, 1) + dt.timedelta(days=offset)
+            if ref.day_start(day + dt.timedelta(days=1), zone) - ref.day_start(day, zone) > 24 * HOUR:
+                days.append(day)
+    return days
+
+
+@pytest.mark.parametrize(
+    "zone, years",
+    [
+        ("America/St_Johns", range(1987, 2011)),
+        ("America/Goose_Bay", range(1988, 2011)),
+        ("America/Moncton", range(1993, 2007)),
+    ],
+)
+def test_calendar_days_where_the_clocks_go_back_across_midnight_every_autumn(spark, renderer, zone, years):
+    days = long_autumn_days(zone, years)
+    assert len(days) == len(years)
+    instants = []
+    for day in days:
+        start = ref.day_start(day, zone)
+        instants += around(start, ref.day_start(day + dt.timedelta(days=1), zone))[:-1]
+        # the hour whose local date is the day before: 00:01 back to 23:01
+        assert ref.local_date(start + HOUR // 2, zone) < day
+    for unit in ("day", "week"):
+        assert_calendar_matches_model(spark, renderer, instants, unit, zone)
+
+
 ZONES = [
     "UTC",
     "America/New_York",
@@ -246,20 +289,27 @@ ZONES = [
     "Australia/Lord_Howe",
     "Pacific/Chatham",
     "America/St_Johns",
+    "America/Goose_Bay",
+    "America/Toronto",
+    "Antarctica/Casey",
 ]
-RANGE = (utc("1995-01-01 00:00"), utc("2035-12-31 00:00"))
+# The JDK's tz data (2026f here) and the system's, which zoneinfo reads (2025b here), give the
+# same local midnight for every day from 1900 to 2100 in these zones, so no zone needs a
+# narrower range; where the two disagree (other zones, or other versions), restrict that zone.
+RANGE = (utc("1900-01-01 00:00"), utc("2100-12-31 00:00"))
 
 
 @st.composite
 def calendar_case(draw):
-    """A zone, a unit and up to 15 instants: random ones, and local midnights +/- 1 microsecond."""
+    """A zone, a unit and up to 15 instants: random ones, and local midnights +/- 1 microsecond
+    or an hour (where the clocks go back across midnight, the hour after it)."""
     zone = draw(st.sampled_from(ZONES))
     unit = draw(st.sampled_from(ref.UNITS))
     anchor = draw(st.integers(*RANGE))
     near = st.builds(
         lambda days, delta: ref.day_start(ref.local_date(anchor, zone) + dt.timedelta(days=days), zone) + delta,
         st.integers(-40, 40),
-        st.sampled_from([-1, 0, 1]),
+        st.sampled_from([-1, 0, 1, HOUR - 1, HOUR, -HOUR]),
     )
     instants = draw(st.lists(st.one_of(st.none(), st.integers(*RANGE), near), min_size=1, max_size=15))
     return zone, unit, instants
@@ -272,7 +322,42 @@ def test_calendar_window_matches_zoneinfo_on_random_instants(spark, renderer, ca
     assert_calendar_matches_model(spark, renderer, instants, unit, zone)
 
 
-def test_calendar_window_fails_at_run_time_on_an_unknown_zone(spark, renderer):
-    view = load_rows(spark, CALENDAR_COLUMNS, [(0, 0)])
+FIXED_OFFSETS = [
+    ("Z", 0),
+    ("+08:00", 8 * 60),
+    ("-05:30", -(5 * 60 + 30)),
+    ("+0530", 5 * 60 + 30),
+    ("+8", 8 * 60),
+    ("-08", -8 * 60),
+    ("+8:00", 8 * 60),
+    ("+18:00", 18 * 60),
+    ("UTC+8", 8 * 60),
+    ("UTC-05:30", -(5 * 60 + 30)),
+    ("GMT+01:00", 60),
+    ("UT-3", -3 * 60),
+    ("Etc/GMT-14", 14 * 60),
+    ("EST", -5 * 60),
+]
+
+
+@pytest.mark.parametrize("zone, minutes", FIXED_OFFSETS, ids=[zone for zone, _ in FIXED_OFFSETS])
+def test_calendar_window_reads_fixed_offsets_as_the_compile_time_check_accepts_them(spark, renderer, zone, minutes):
+    # 2024-06-15 12:00 UTC: the local day begins at its UTC midnight minus the offset
+    noon = utc("2024-06-15 12:00")
+    local_day = (dt.datetime(2024, 6, 15, 12) + dt.timedelta(minutes=minutes)).date()
+    start = utc(local_day.isoformat() + " 00:00") - minutes * 60_000_000
+    assert calendar_rows(spark, renderer, [noon], "day", zone) == {
+        0: (noon, start, start + 24 * HOUR, start + 24 * HOUR - 1)
+    }
+
+
+def test_spark_reads_every_zone_the_compile_time_check_takes_from_pytz(spark):
+    # calendar_window accepts the names pytz lists but ROC; Spark's JDK tz data must know each
+    import pytz
+
+    zones = sorted(zone for zone in pytz.all_timezones if zone != "ROC")
+    names = ", ".join(f"('{zone}')" for zone in zones)
+    rows = spark.sql(f"select count(from_utc_timestamp(timestamp_micros(0), z)) from values {names} as t(z)").collect()
+    assert rows[0][0] == len(zones)
     with pytest.raises(Exception, match="INVALID_TIMEZONE"):
-        spark.sql(f"select * from {renderer.call('calendar_window', view, 'ts', 'day', 'Mars/Olympus_Mons')}").collect()
+        spark.sql("select from_utc_timestamp(timestamp_micros(0), 'ROC')").collect()

@@ -127,7 +127,8 @@ def test_count_window_without_partition_counts_the_whole_relation(renderer):
 def test_calendar_window_truncates_local_dates_and_converts_back(renderer, unit, trunc, next_start):
     sql = renderer.call("calendar_window", "ev", "ts", unit, "America/New_York")
     assert "from_utc_timestamp(cast(ts as timestamp), 'America/New_York')" in sql
-    assert sql.count("to_utc_timestamp(") == 2
+    # the guessed period's bounds, and the bounds of the periods before it and after the next
+    assert sql.count("to_utc_timestamp(") == 4
     assert next_start in sql
     if trunc:
         assert f"{trunc}) as __sw_period_start" in sql
@@ -136,6 +137,33 @@ def test_calendar_window_truncates_local_dates_and_converts_back(renderer, unit,
     # independent of the session time zone: no cast to or from date, no date_trunc
     assert "as date" not in sql and "date_trunc" not in sql
     assert "where ts is not null" in sql
+
+
+@pytest.mark.parametrize(
+    "unit, before, after_next",
+    [
+        ("day", "date_add(__sw_guess.__sw_period_start, -1)", "date_add(__sw_guess.__sw_period_start, 2)"),
+        ("week", "date_add(__sw_guess.__sw_period_start, -7)", "date_add(__sw_guess.__sw_period_start, 14)"),
+        ("month", "add_months(__sw_guess.__sw_period_start, -1)", "add_months(__sw_guess.__sw_period_start, 2)"),
+        ("quarter", "add_months(__sw_guess.__sw_period_start, -3)", "add_months(__sw_guess.__sw_period_start, 6)"),
+        ("year", "add_months(__sw_guess.__sw_period_start, -12)", "add_months(__sw_guess.__sw_period_start, 24)"),
+    ],
+)
+def test_calendar_window_moves_a_row_outside_its_local_dates_period(renderer, unit, before, after_next):
+    # where the local date goes back across midnight, a row can lie before or after the period of
+    # its local date: it then takes the period before, or the next one
+    sql = renderer.call("calendar_window", "ev", "ts", unit, "America/St_Johns")
+    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
+    cases = {case.parent.alias: case for case in tree.find_all(exp.Case) if isinstance(case.parent, exp.Alias)}
+    assert set(cases) == {"__sw_start_us", "__sw_end_us"}
+    conditions = [[branch.this.sql(dialect="spark") for branch in cases[name].args["ifs"]] for name in sorted(cases)]
+    expected = [
+        "__sw_guess.__sw_time_us < __sw_guess.__sw_start_us",
+        "__sw_guess.__sw_time_us >= __sw_guess.__sw_end_us",
+    ]
+    assert conditions == [expected, expected]
+    assert before in sql and after_next in sql
+    assert "unix_micros(cast(ts as timestamp)) as __sw_time_us" in sql
 
 
 def test_calendar_window_time_is_one_microsecond_before_the_end(renderer):
@@ -161,7 +189,11 @@ POSITIVE = "must be a positive integer number of rows, such as 100 (a number, no
 UNITS = (
     "expected one of day, week, month, quarter, year (weeks are ISO weeks, from Monday 00:00 to the next Monday 00:00)"
 )
-ZONE = "must be a non-empty time zone name such as 'America/New_York', 'Europe/Berlin' or 'UTC'"
+ZONE = (
+    "is not a time zone Spark can read; expected an IANA zone name such as 'America/New_York', "
+    "'Europe/Berlin' or 'UTC' (case sensitive, as in the tz database), or a fixed offset such as "
+    "'+08:00', '-05:30' or 'Z'"
+)
 
 BAD_CALLS = [
     (("count_window", "ev", ["ts"], "100"), f"count_window: size ('100') {POSITIVE}"),
@@ -214,9 +246,30 @@ BAD_CALLS = [
     (("calendar_window", "ev", "ts", "day", 8), f"calendar_window: time_zone (8) {ZONE}"),
     (
         ("calendar_window", "ev", "ts", "day", "America/New York"),
-        "calendar_window: time_zone ('America/New York') must be",
+        f"calendar_window: time_zone ('America/New York') {ZONE}",
     ),
-    (("calendar_window", "ev", "ts", "day", "UTC'); drop table t; --"), "letters, digits and _ + - / : . only"),
+    (("calendar_window", "ev", "ts", "day", "UTC'); drop table t; --"), "time_zone ('UTC'); drop table t; --') is not"),
+    # unknown to the tz database: before, only the query failed, with INVALID_TIMEZONE
+    (
+        ("calendar_window", "ev", "ts", "day", "Mars/Olympus_Mons"),
+        f"calendar_window: time_zone ('Mars/Olympus_Mons') {ZONE}",
+    ),
+    (
+        ("calendar_window", "ev", "ts", "day", "america/new_york"),
+        f"calendar_window: time_zone ('america/new_york') {ZONE}",
+    ),
+    (("calendar_window", "ev", "ts", "day", "Europe/Berln"), f"calendar_window: time_zone ('Europe/Berln') {ZONE}"),
+    # Java's ambiguous three-letter IDs (BST is Asia/Dhaka there) and offsets beyond 18 hours
+    (("calendar_window", "ev", "ts", "day", "PST"), f"calendar_window: time_zone ('PST') {ZONE}"),
+    # pytz lists it, the JDK's tz data does not
+    (("calendar_window", "ev", "ts", "day", "ROC"), f"calendar_window: time_zone ('ROC') {ZONE}"),
+    (("calendar_window", "ev", "ts", "day", "BST"), f"calendar_window: time_zone ('BST') {ZONE}"),
+    (("calendar_window", "ev", "ts", "day", "+19:00"), f"calendar_window: time_zone ('+19:00') {ZONE}"),
+    (("calendar_window", "ev", "ts", "day", "+18:30"), f"calendar_window: time_zone ('+18:30') {ZONE}"),
+    (("calendar_window", "ev", "ts", "day", "+08:60"), f"calendar_window: time_zone ('+08:60') {ZONE}"),
+    (("calendar_window", "ev", "ts", "day", "+0800:00"), f"calendar_window: time_zone ('+0800:00') {ZONE}"),
+    (("calendar_window", "ev", "ts", "day", "z"), f"calendar_window: time_zone ('z') {ZONE}"),
+    (("calendar_window", "ev", "ts", "day", "08:00"), f"calendar_window: time_zone ('08:00') {ZONE}"),
     (("calendar_window", "ev", "", "day"), "calendar_window: time_col ('') must be a column name"),
     (("calendar_window", "ev", None, "day"), "calendar_window: time_col (None) must be a column name"),
     (("calendar_window", "", "ts", "day"), "calendar_window: relation is empty"),
@@ -228,6 +281,48 @@ def test_bad_arguments_are_compile_errors_that_say_what_is_accepted(renderer, ca
     with pytest.raises(CompilerError) as error:
         renderer.call(*call)
     assert message in str(error.value)
+
+
+# every spelling Spark reads (ZoneId.of after Spark pads +h:mm); the slow tests run them all
+ACCEPTED_ZONES = [
+    "UTC",
+    "America/New_York",
+    "America/Argentina/Buenos_Aires",
+    "Etc/GMT-14",
+    "US/Eastern",
+    "EST",
+    "GMT",
+    "Z",
+    "+08:00",
+    "-05:30",
+    "+0530",
+    "+8",
+    "-08",
+    "+8:00",
+    "+05:30:15",
+    "+053015",
+    "+18:00",
+    "-18",
+    "UTC+8",
+    "UTC-05:30",
+    "GMT+01:00",
+    "UT-3",
+]
+
+
+@pytest.mark.parametrize("zone", ACCEPTED_ZONES)
+def test_calendar_window_accepts_tz_database_names_and_fixed_offsets(renderer, zone):
+    assert renderer.call("_sw_time_zone", zone, "calendar_window") == zone
+    assert f"'{zone}')" in renderer.call("calendar_window", "ev", "ts", "day", zone)
+
+
+def test_calendar_window_accepts_every_zone_pytz_lists_but_roc(renderer):
+    import pytz
+
+    assert len(pytz.all_timezones) > 500
+    for zone in pytz.all_timezones:
+        if zone != "ROC":
+            assert renderer.call("_sw_time_zone", zone, "calendar_window") == zone
 
 
 @pytest.mark.parametrize(
@@ -305,6 +400,11 @@ HOUR = 3_600_000_000
         # midnight happens once, after 23:00-24:00 of the day before happened twice
         ("America/Santiago", "2024-04-07", "2024-04-07 04:00", 24),
         ("Asia/Tokyo", "2024-02-29", "2024-02-28 15:00", 24),
+        # clocks back from 00:01 NDT (UTC-2:30) to 23:01 NST (UTC-3:30): midnight happens twice,
+        # the day begins at the first, and 23:01-24:00 of the day before happen inside it
+        ("America/St_Johns", "1995-10-29", "1995-10-29 02:30", 25),
+        # the jump from 23:30 EST to 00:30 EDT straddles midnight: 00:00 read with EST is 01:00 EDT
+        ("America/Toronto", "1919-03-31", "1919-03-31 05:00", 23),
     ],
 )
 def test_calendar_model_days_by_hand(zone, day, start, hours):
@@ -332,3 +432,28 @@ def test_calendar_model_month_week_quarter_year_by_hand():
     year = ref.calendar_window(utc("2024-12-31 23:30"), "year", "Australia/Sydney")
     assert year[:2] == (utc("2024-12-31 13:00"), utc("2025-12-31 13:00"))
     assert ref.calendar_window(None, "day", "UTC") is None
+
+
+def test_calendar_model_takes_the_window_by_instant_where_the_local_date_goes_back():
+    # St_Johns 1995-10-29 02:45 UTC is 23:15 NST on Saturday 10-28, after the clocks went back at
+    # 00:01 NDT (02:31 UTC); Saturday's window ended at 00:00 NDT (02:30 UTC), Sunday's has begun
+    assert ref.local_date(utc("1995-10-29 02:45"), "America/St_Johns").isoformat() == "1995-10-28"
+    sunday = (utc("1995-10-29 02:30"), utc("1995-10-30 03:30"))
+    for instant in ("1995-10-29 02:30", "1995-10-29 02:45", "1995-10-29 03:29:59.999999", "1995-10-30 03:29"):
+        assert ref.calendar_window(utc(instant), "day", "America/St_Johns")[:2] == sunday
+    saturday = ref.calendar_window(utc("1995-10-29 02:29:59.999999"), "day", "America/St_Johns")
+    assert saturday[:2] == (utc("1995-10-28 02:30"), sunday[0])
+
+
+def test_calendar_model_begins_a_day_whose_midnight_is_skipped_with_the_offset_before_the_jump():
+    # Toronto 1919-03-31: 23:30 EST (04:30 UTC) became 00:30 EDT; local 00:00 never happened. Read
+    # with EST it is 05:00 UTC (01:00 EDT), where the day begins: 00:30-01:00 EDT, whose local date
+    # is 03-31, are in the window of 03-30
+    assert ref.local_date(utc("1919-03-31 04:30"), "America/Toronto").isoformat() == "1919-03-31"
+    assert ref.local_date(utc("1919-03-31 04:29:59.999999"), "America/Toronto").isoformat() == "1919-03-30"
+    assert ref.day_start(dt.date(1919, 3, 31), "America/Toronto") == utc("1919-03-31 05:00")
+    march_30 = (utc("1919-03-30 05:00"), utc("1919-03-31 05:00"))
+    assert ref.calendar_window(utc("1919-03-31 04:45"), "day", "America/Toronto")[:2] == march_30
+    assert ref.calendar_window(utc("1919-03-31 05:00"), "day", "America/Toronto")[0] == march_30[1]
+    # a jump that begins at 00:00 (Santiago 2024-09-08, 00:00 to 01:00) gives the first instant after it
+    assert ref.day_start(dt.date(2024, 9, 8), "America/Santiago") == utc("2024-09-08 04:00")

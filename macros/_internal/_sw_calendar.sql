@@ -21,14 +21,26 @@
 {% endmacro %}
 
 
-{#- The time zone as given, after checking that it can be written into a SQL string literal.
-    Whether Spark knows the zone is only found out when the query runs. -#}
+{#- The time zone as given, after checking at compile time that Spark can read it: an IANA
+    zone that pytz lists (dbt's `modules.pytz`: 'America/New_York', 'Etc/GMT-14', 'UTC', also
+    the old links such as 'US/Eastern'), or a fixed offset as Spark's ZoneId.of reads it ('Z',
+    '+08:00', '-0530', '+8', 'UTC+01:00', 'GMT-5'). Java's three-letter IDs that pytz does not
+    list ('PST', 'IST', 'BST' read as Asia/Dhaka) are refused: they are ambiguous. 'ROC' is
+    refused too: pytz lists it, but the JDK's tz data leaves it out, so Spark cannot read it.
+    The check also keeps the name safe inside a SQL string literal. -#}
 {% macro _sw_time_zone(value, macro_name) %}
-    {%- if value is not string or not modules.re.fullmatch('[A-Za-z0-9_+/:.-]+', value) -%}
+    {#- ZoneId.of's offsets, at most 18 hours: +h, +hh, +hh:mm, +hhmm, +hh:mm:ss, +hhmmss, and
+        +h:mm, which Spark pads; optionally after UTC, GMT or UT -#}
+    {%- set hours = '(?:[0-9]|0[0-9]|1[0-7])(?::[0-5][0-9](?::[0-5][0-9])?)?|(?:0[0-9]|1[0-7])[0-5][0-9](?:[0-5][0-9])?' -%}
+    {%- set offset = '(?:UTC|GMT|UT)?[+-](?:' ~ hours ~ '|18(?::?00(?::?00)?)?)|Z' -%}
+    {%- set known = value is string and ((value in modules.pytz.all_timezones_set and value != 'ROC')
+        or modules.re.fullmatch(offset, value)) -%}
+    {%- if not known -%}
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": time_zone (" ~ (value if value is not string else "'" ~ value ~ "'")
-            ~ ") must be a non-empty time zone name such as 'America/New_York', 'Europe/Berlin' or 'UTC' "
-            ~ "(an IANA zone; letters, digits and _ + - / : . only)") }}
+            ~ ") is not a time zone Spark can read; expected an IANA zone name such as 'America/New_York', "
+            ~ "'Europe/Berlin' or 'UTC' (case sensitive, as in the tz database), or a fixed offset "
+            ~ "such as '+08:00', '-05:30' or 'Z'") }}
     {%- endif -%}
     {{ return(value) }}
 {% endmacro %}
@@ -51,22 +63,28 @@
 {%- endmacro %}
 
 
-{#- The first day of the next period, from the first day of a period. -#}
-{% macro _sw_next_period_start(period_start, unit) -%}
+{#- The first day of the period `periods` periods after the one that begins on `period_start`
+    (1: the next period, -1: the one before). -#}
+{% macro _sw_next_period_start(period_start, unit, periods=1) -%}
     {%- if unit == 'day' -%}
-        date_add({{ period_start }}, 1)
+        date_add({{ period_start }}, {{ periods }})
     {%- elif unit == 'week' -%}
-        date_add({{ period_start }}, 7)
+        date_add({{ period_start }}, {{ 7 * periods }})
     {%- else -%}
-        add_months({{ period_start }}, {{ {'month': 1, 'quarter': 3, 'year': 12}[unit] }})
+        add_months({{ period_start }}, {{ {'month': 1, 'quarter': 3, 'year': 12}[unit] * periods }})
     {%- endif -%}
 {%- endmacro %}
 
 
 {#- The instant, in microseconds since the epoch, at which the local date `local_date` begins
-    in `time_zone`. A local midnight that does not exist (a zone that moves its clocks forward
-    at 00:00) resolves to the first instant after the gap, the first instant of that day; a
-    midnight that happens twice resolves to the first time it happens. -#}
+    in `time_zone`: its local midnight read by to_utc_timestamp, which uses java.time's
+    LocalDateTime.atZone. A midnight that happens twice resolves to its first occurrence. A
+    midnight that does not exist (the clocks jump over it) is read with the UTC offset in force
+    before the jump, that is moved later by the length of the jump: when the jump starts at
+    00:00 (America/Santiago 2024-09-08, 00:00 to 01:00) that is the first instant after the
+    gap, 01:00; when it straddles midnight (America/Toronto 1919-03-31, 23:30 to 00:30) it is
+    01:00 too, half an hour after the day's first instant, and 00:30-01:00 belong to the day
+    before. -#}
 {% macro _sw_local_midnight_us(local_date, time_zone) -%}
     unix_micros(to_utc_timestamp(timestamp_micros(cast(unix_date({{ local_date }}) as bigint) * 86400000000), '{{ time_zone }}'))
 {%- endmacro %}

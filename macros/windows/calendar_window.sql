@@ -12,12 +12,21 @@
 {%- endmacro %}
 
 
+{#- The period of a row is first guessed from its local date, then checked against the
+    instants: where the clocks go back across midnight (America/St_Johns 1987-2010: 00:01 NDT
+    back to 23:01 NST) the local date goes back to the day before for a while, and where they
+    jump over midnight (America/Toronto 1919-03-31: 23:30 to 00:30) the day may begin after
+    its first local instant. A row before the guessed period's start belongs to the period
+    before, a row at or after its end to the period after; every bound is the same function
+    of a date (_sw_local_midnight_us), so the windows tile time. -#}
 {% macro spark__calendar_window(relation, time_col, unit, time_zone='UTC') -%}
     {%- set name = 'calendar_window' -%}
     {%- do spark_windows._sw_require_relation(relation, name) -%}
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
     {%- set unit = spark_windows._sw_calendar_unit(unit, name) -%}
     {%- set zone = spark_windows._sw_time_zone(time_zone, name) -%}
+    {%- set before = '__sw_guess.__sw_time_us < __sw_guess.__sw_start_us' -%}
+    {%- set after = '__sw_guess.__sw_time_us >= __sw_guess.__sw_end_us' -%}
 (
     select
         __sw_bounds.__sw_row.*,
@@ -25,15 +34,32 @@
     from (
         select
             __sw_row,
-            {{ spark_windows._sw_local_midnight_us('__sw_period_start', zone) }} as __sw_start_us,
-            {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start('__sw_period_start', unit), zone) }} as __sw_end_us
+            case
+                when {{ before }} then {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, -1), zone) }}
+                when {{ after }} then __sw_guess.__sw_end_us
+                else __sw_guess.__sw_start_us
+            end as __sw_start_us,
+            case
+                when {{ before }} then __sw_guess.__sw_start_us
+                when {{ after }} then {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, 2), zone) }}
+                else __sw_guess.__sw_end_us
+            end as __sw_end_us
         from (
             select
-                struct(__sw_source.*) as __sw_row,
-                {{ spark_windows._sw_period_start(spark_windows._sw_local_date(time_col, zone), unit) }} as __sw_period_start
-            from {{ relation }} as __sw_source
-            where {{ time_col }} is not null
-        ) as __sw_periods
+                __sw_row,
+                __sw_period_start,
+                __sw_time_us,
+                {{ spark_windows._sw_local_midnight_us('__sw_period_start', zone) }} as __sw_start_us,
+                {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start('__sw_period_start', unit), zone) }} as __sw_end_us
+            from (
+                select
+                    struct(__sw_source.*) as __sw_row,
+                    unix_micros(cast({{ time_col }} as timestamp)) as __sw_time_us,
+                    {{ spark_windows._sw_period_start(spark_windows._sw_local_date(time_col, zone), unit) }} as __sw_period_start
+                from {{ relation }} as __sw_source
+                where {{ time_col }} is not null
+            ) as __sw_periods
+        ) as __sw_guess
     ) as __sw_bounds
 )
 {%- endmacro %}
