@@ -164,6 +164,13 @@ AGGREGATE_SETS = {
     "invertible": {"cnt": "count(*)", "cnt_v": "count(v)", "total": "sum(v)"},
     # a floating-point sum cannot be subtracted exactly: the two-stacks branch of the sweep plan
     "float_sum": {"cnt": "count(*)", "total": "sum(cast(v as double))", "mean": "avg(v)"},
+    # distinct values cannot be merged from slices: the row-copy plan, for every window type
+    "distinct": {
+        "cnt": "count(*)",
+        "cnt_d": "count(distinct v)",
+        "cnt_dp": "count(distinct(v))",
+        "total_d": "sum(DISTINCT(v))",
+    },
 }
 
 
@@ -195,6 +202,9 @@ def model_rows(windows, aggregate_set):
     for key, start, end, cnt, cnt_v, total, mn, mx in ref.aggregate(windows):
         values = {"cnt": cnt, "cnt_v": cnt_v, "total": total, "mn": mn, "mx": mx}
         values["mean"] = None if not cnt_v else total / cnt_v
+        distinct = {v for v in windows[(key, start, end)] if v is not None}
+        values["cnt_d"] = values["cnt_dp"] = len(distinct)
+        values["total_d"] = sum(distinct) if distinct else None
         if aggregate_set == "float_sum" and total is not None:
             values["total"] = float(total)
         rows.append((key, start, end, *[values[name] for name in AGGREGATE_SETS[aggregate_set]]))
@@ -228,6 +238,8 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
     sliced = renderer.call("window_aggregate", view, "ts", spec, ["k"] if keyed else [], aggregates)
+    if aggregate_set == "distinct":
+        assert "__sw_windowed" in sliced and "__sw_pane" not in sliced, "the row-copy plan"
     actual = sorted((tuple(r) for r in spark.sql(aggregate_query(sliced, list(aggregates), keyed)).collect()), key=repr)
     model_input = rows if keyed else [(None, t, v) for _, t, v in rows]
     assert actual == model_rows(model_windows(kind, model_input, unit, step_n, ratio, offset_n), aggregate_set)
@@ -245,3 +257,62 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
         key=repr,
     )
     assert actual == through_tvf
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.parametrize("aggregates", [{"total": "sum(v)", "cnt": "count(*)"}, {"total": "sum(v)", "mean": "avg(v)"}])
+def test_window_aggregate_hop_sums_overflow_only_where_group_by_does(spark, renderer, sign, aggregates):
+    """Under ANSI mode a bigint sum out of range fails the query. Each window here holds two
+    panes of 4e18 (8e18, in range); a window plus one more pane (1.2e19) is not. In the hop
+    sweep a pane leaves and the next enters at the same window end: the leaving one is taken
+    first, so no running sum holds three panes."""
+    ansi = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "true")
+    try:
+        minutes = [0, 1, 2, 3, 4, 5, 7, 8, 9, 10]
+        spark.sql(
+            "create or replace temp view __sw_big_events as select 'a' as k, timestamp_micros(m * 60000000) as ts, "
+            f"cast({sign * 4 * 10**18} as bigint) as v from values {', '.join(f'({m})' for m in minutes)} as e(m)"
+        )
+        spec = {"type": "hop", "slide": "1 minute", "size": "2 minutes"}
+        sliced = renderer.call("window_aggregate", "__sw_big_events", "ts", spec, ["k"], aggregates)
+        assert "__sw_leaves desc" in sliced, "the sweep plan"
+        actual = sorted(tuple(r) for r in spark.sql(aggregate_query(sliced, list(aggregates), True)).collect())
+        windowed = renderer.call("hop", "__sw_big_events", "ts", "1 minute", "2 minutes")
+        grouped = ", ".join(f"{sql} as {name}" for name, sql in aggregates.items())
+        through_tvf = sorted(
+            tuple(r) for r in spark.sql(aggregate_query(windowed, list(aggregates), True, grouped)).collect()
+        )
+        assert actual == through_tvf
+        assert max(abs(row[3]) for row in actual) == 8 * 10**18
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", ansi)
+
+
+@pytest.mark.parametrize("kind, scale", [("tumble", 10), ("cumulate", 10), ("hop", 9), ("hop_min_max", 9)])
+def test_window_aggregate_decimal_sums_keep_the_scale_the_readme_states(spark, renderer, kind, scale):
+    """A decimal(20, 10) column: tumble and cumulate sums keep all 10 decimals; hop sums keep
+    9 (Spark keeps 38 digits: the two-stacks merge of two decimal(38, 10) sums drops one), in
+    both the sweep and the two-stacks plan, and equal GROUP BY's rounded to 9."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    values = ["1.2345678912", "0.0000000012", "3.3333333333", "-0.0000000007", "9999999999.9999999999"]
+    spark.sql(
+        "create or replace temp view __sw_decimal_events as select 'a' as k, timestamp_micros(m * 60000000) as ts, "
+        "cast(v as decimal(20, 10)) as v from values "
+        + ", ".join(f"({minute}, '{value}')" for minute, value in enumerate(values))
+        + " as e(m, v)"
+    )
+    aggregates = {"total": "sum(v)"} if kind != "hop_min_max" else {"total": "sum(v)", "mx": "max(v)"}
+    window = {"type": kind[:3] if kind.startswith("hop") else kind, "size": "2 minutes"}
+    window.update({"hop": {"slide": "1 minute"}, "cumulate": {"step": "1 minute"}}.get(window["type"], {}))
+    sliced = renderer.call("window_aggregate", "__sw_decimal_events", "ts", window, ["k"], aggregates)
+    result = spark.sql(aggregate_query(sliced, ["total"], True))
+    assert result.schema["total"].dataType.scale == scale
+    actual = sorted(tuple(r) for r in result.collect())
+    tvf_args = {"tumble": ("2 minutes",), "cumulate": ("1 minute", "2 minutes"), "hop": ("1 minute", "2 minutes")}
+    windowed = renderer.call(window["type"], "__sw_decimal_events", "ts", *tvf_args[window["type"]])
+    grouped = spark.sql(aggregate_query(windowed, ["total"], True, "sum(v) as total")).collect()
+    step = Decimal(1).scaleb(-scale)
+    expected = sorted((*r[:3], r[3].quantize(step, rounding=ROUND_HALF_UP)) for r in grouped)
+    assert actual == expected

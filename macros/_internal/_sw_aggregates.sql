@@ -5,7 +5,7 @@
       sql       the expression as given
       kind      count_star | count | sum | min | max | avg  (mergeable from slices)
                 or row_copy (a Spark aggregate that cannot be merged from slices)
-      arg       the argument of a mergeable aggregate
+      arg       the argument of a mergeable aggregate, as written (a leading `all` dropped)
 -#}
 
 {% macro _sw_row_copy_aggregates() -%}
@@ -19,7 +19,7 @@
 {%- endmacro %}
 
 
-{% macro _sw_parse_aggregates(aggregates, macro_name) %}
+{% macro _sw_parse_aggregates(aggregates, macro_name, keys=[]) %}
     {%- set accepted -%}
         a dict of output column name to one aggregate call, such as {'vehicles': 'sum(car_count)', 'readings': 'count(*)'}.
         Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr).
@@ -28,20 +28,57 @@
     {%- if aggregates is not mapping or aggregates | length == 0 -%}
         {{ exceptions.raise_compiler_error(macro_name ~ ": aggregates (" ~ aggregates ~ ") must be " ~ accepted) }}
     {%- endif -%}
+    {%- set window_columns = ['window_start', 'window_end', 'window_time'] -%}
+    {#- the output column of a group_by item such as `t.k` or `k` is k -#}
+    {%- set key_columns = [] -%}
+    {%- for key in keys -%}
+        {%- do key_columns.append(key.strip().split('.')[-1].strip('`').lower()) -%}
+    {%- endfor -%}
     {%- set parsed = [] -%}
     {%- for name, sql in aggregates.items() -%}
-        {%- if name is not string or name.strip() == '' or name.startswith('__sw') or name.lower() in ['window_start', 'window_end', 'window_time'] -%}
+        {%- set shown = "'" ~ name ~ "'" if name is string else name -%}
+        {%- if name is not string or not modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', name) -%}
             {{ exceptions.raise_compiler_error(
-                macro_name ~ ": aggregate name ('" ~ name ~ "') must be a column name that is not window_start, window_end, window_time or __sw_*") }}
+                macro_name ~ ": aggregates has the output name " ~ shown ~ ", which is not a plain column name; "
+                ~ "name each output column with letters, digits and underscores, not starting with a digit, such as 'readings'") }}
+        {%- elif name.lower().startswith('__sw') -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": aggregates has the output name " ~ shown ~ ", which starts with __sw, the prefix of "
+                ~ macro_name ~ "'s helper columns; choose another name, such as 'readings'") }}
+        {%- elif name.lower() in window_columns -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": aggregates has the output name " ~ shown ~ ", which is a window column the output holds already "
+                ~ "(window_start, window_end, window_time); choose another name, such as 'readings'") }}
+        {%- elif name.lower() in key_columns -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": aggregates has the output name " ~ shown ~ ", which is a group_by column (group_by: " ~ keys
+                ~ ") the output holds already; choose another name, such as 'readings'") }}
         {%- endif -%}
         {%- set call = spark_windows._sw_split_call(sql) -%}
-        {%- if call is none -%}
+        {%- set tail = (call[2].split() | join(' ')) if call is not none else '' -%}
+        {%- if call is not none and modules.re.match('(?i)filter ?[(]', tail) -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') has a FILTER clause, which " ~ macro_name ~ " does not take; "
+                ~ "put the condition inside the aggregate instead"
+                ~ spark_windows._sw_filter_rewrite(call) ~ ": count_if(condition) for count(*), "
+                ~ "sum(case when condition then expr end) for sum(expr) (likewise count, min, max, avg)") }}
+        {%- elif call is not none and modules.re.match('(?i)over([ (]|$)', tail) -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') is a window function (OVER); " ~ macro_name
+                ~ " computes one value per group and window: write the aggregate alone, such as " ~ call[0] ~ "(" ~ call[1]
+                ~ "), and put the columns it is partitioned by in group_by") }}
+        {%- elif call is none or tail != '' -%}
             {{ exceptions.raise_compiler_error(
                 macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') is not a single aggregate call; "
                 ~ "write one aggregate per output column (compute ratios on the result). Accepted: " ~ accepted) }}
         {%- endif -%}
-        {%- set function, arg = call -%}
-        {%- set distinct = arg.lower().startswith('distinct ') -%}
+        {%- set function, arg = call[0], call[1] -%}
+        {#- `distinct v`, `DISTINCT(v)`: but not a column such as distinct_users -#}
+        {%- set distinct = modules.re.match('(?i)distinct[^a-z0-9_]', arg) is not none -%}
+        {#- `all` is Spark's default set quantifier: sum(all v) is sum(v) -#}
+        {%- if modules.re.match('(?i)all[^a-z0-9_]', arg) -%}
+            {%- set arg = arg[3:].strip() -%}
+        {%- endif -%}
         {%- if function == 'count' and arg == '*' -%}
             {%- set kind = 'count_star' -%}
         {%- elif function in ['count', 'sum', 'min', 'max', 'avg'] and not distinct -%}
@@ -50,7 +87,7 @@
             {%- set kind = 'row_copy' -%}
         {%- else -%}
             {{ exceptions.raise_compiler_error(
-                macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') uses " ~ function ~ "(), which window_aggregate cannot compute; accepted: " ~ accepted) }}
+                macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') uses " ~ function ~ "(), which " ~ macro_name ~ " cannot compute; accepted: " ~ accepted) }}
         {%- endif -%}
         {%- do parsed.append({'name': name, 'sql': sql, 'kind': kind, 'arg': arg}) -%}
     {%- endfor -%}
@@ -58,32 +95,69 @@
 {% endmacro %}
 
 
-{#- Splits 'fn(arg)' into ('fn', 'arg') when the whole text is one call whose parentheses
-    match; returns none otherwise (e.g. for 'sum(a) / count(*)'). -#}
+{#- For a FILTER error: this aggregate with its condition moved inside, as " (here: ...)";
+    empty when there is no simple rewrite (count(distinct ...), percentile(v, 0.5), ...). -#}
+{% macro _sw_filter_rewrite(call) -%}
+    {%- set function, arg, tail = call -%}
+    {#- tail is `filter (where condition)`; the condition keeps its own text -#}
+    {%- set inside = tail[6:].strip()[1:-1].strip() -%}
+    {%- if not modules.re.match('(?i)where[^a-z0-9_]', inside) or not tail.endswith(')') -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set condition = inside[5:].strip() -%}
+    {%- if function == 'count' and arg == '*' -%}
+        {{ return(' (here: count_if(' ~ condition ~ '))') }}
+    {%- elif function in ['count', 'sum', 'min', 'max', 'avg'] and not modules.re.match('(?i)(distinct|all)[^a-z0-9_]', arg) -%}
+        {{ return(' (here: ' ~ function ~ '(case when ' ~ condition ~ ' then ' ~ arg ~ ' end))') }}
+    {%- endif -%}
+    {{ return('') }}
+{%- endmacro %}
+
+
+{#- Splits 'fn(arg) tail' into ['fn', 'arg', 'tail'] when the text starts with a call whose
+    parentheses match; tail is what follows the call ('' for a single call, 'filter (where
+    ...)', '/ count(*)', ...). Returns none otherwise. Parentheses and quotes inside string
+    literals and quoted names do not count. The argument and tail keep their own text (only
+    the outer whitespace is removed): whitespace inside a literal is data. -#}
 {% macro _sw_split_call(sql) %}
     {%- if sql is not string -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set text = sql.split() | join(' ') -%}
-    {%- set open_at = text.find('(') -%}
-    {%- if open_at < 1 or not text.endswith(')') -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set function = text[:open_at].strip().lower() -%}
-    {%- set arg = text[open_at + 1:-1].strip() -%}
-    {%- set state = namespace(depth=0, balanced=true) -%}
-    {%- for char in arg -%}
-        {%- if char == '(' -%}
+    {%- set text = sql.strip() -%}
+    {%- set state = namespace(quote=none, escaped=false, depth=0, open_at=-1, close_at=-1, balanced=true) -%}
+    {%- for char in text if state.close_at < 0 and state.balanced -%}
+        {%- if state.quote is not none -%}
+            {#- in '...' and "..." a backslash escapes the next character; `...` has none -#}
+            {%- if state.escaped -%}
+                {%- set state.escaped = false -%}
+            {%- elif char == '\\' and state.quote != '`' -%}
+                {%- set state.escaped = true -%}
+            {%- elif char == state.quote -%}
+                {%- set state.quote = none -%}
+            {%- endif -%}
+        {%- elif char in ["'", '"', '`'] -%}
+            {%- set state.quote = char -%}
+        {%- elif char == '(' -%}
+            {%- if state.open_at < 0 -%}
+                {%- set state.open_at = loop.index0 -%}
+            {%- endif -%}
             {%- set state.depth = state.depth + 1 -%}
         {%- elif char == ')' -%}
             {%- set state.depth = state.depth - 1 -%}
             {%- if state.depth < 0 -%}
                 {%- set state.balanced = false -%}
+            {%- elif state.depth == 0 -%}
+                {%- set state.close_at = loop.index0 -%}
             {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if not state.balanced or state.depth != 0 or arg == '' or not function.replace('_', '').isalnum() -%}
+    {%- if state.open_at < 1 or state.close_at < 0 -%}
         {{ return(none) }}
     {%- endif -%}
-    {{ return([function, arg]) }}
+    {%- set function = text[:state.open_at].strip().lower() -%}
+    {%- set arg = text[state.open_at + 1:state.close_at].strip() -%}
+    {%- if arg == '' or not function.replace('_', '').isalnum() -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return([function, arg, text[state.close_at + 1:].strip()]) }}
 {% endmacro %}

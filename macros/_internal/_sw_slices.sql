@@ -97,23 +97,26 @@
 
 {#- Rows added into panes: the group columns, __sw_pane and the partial columns.
     by_group: shuffle the rows by the group columns first, so that the windows over panes that
-    follow (partitioned by group) need no second shuffle of the panes. -#}
-{% macro _sw_panes(ctx, condition=none, by_group=false) -%}
+    follow (partitioned by group) need no second shuffle of the panes.
+    pad: the indentation of the call site, written before each line of this query (not with the
+    indent filter, which would also indent lines inside a multi-line string literal of the
+    relation or of an aggregate's argument). -#}
+{% macro _sw_panes(ctx, condition=none, by_group=false, pad='') -%}
     {%- set pane -%}
         ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(ctx.time_col), ctx.pane_us, ctx.offset_us) }} - {{ ctx.offset_us }}) div {{ ctx.pane_us }}
     {%- endset -%}
     select
-        {{ ctx.keys_comma }}{{ pane }} as __sw_pane,
+{{ pad }}        {{ ctx.keys_comma }}{{ pane }} as __sw_pane,
         {%- for column in ctx.columns %}
-        {{ column.expr }} as {{ column.name }}{{ ',' if not loop.last }}
+{{ pad }}        {{ column.expr }} as {{ column.name }}{{ ',' if not loop.last }}
         {%- endfor %}
     {%- if by_group and ctx.keys_comma %}
-    from (select * from {{ ctx.relation }} distribute by {{ ctx.keys_comma[:-2] }}) as __sw_source
+{{ pad }}    from (select * from {{ ctx.relation }} distribute by {{ ctx.keys_comma[:-2] }}) as __sw_source
     {%- else %}
-    from {{ ctx.relation }} as __sw_source
+{{ pad }}    from {{ ctx.relation }} as __sw_source
     {%- endif %}
-    where {{ ctx.time_col }} is not null{% if condition %} and {{ condition }}{% endif %}
-    group by {{ ctx.keys_comma }}{{ pane }}
+{{ pad }}    where {{ ctx.time_col }} is not null{% if condition %} and {{ condition }}{% endif %}
+{{ pad }}    group by {{ ctx.keys_comma }}{{ pane }}
 {%- endmacro %}
 
 
@@ -142,7 +145,7 @@
 (
     {{ spark_windows._sw_windows_from_panes(ctx, '__sw_pane') }}
     from (
-        {{ spark_windows._sw_panes(ctx) | indent(8) }}
+        {{ spark_windows._sw_panes(ctx, pad=' ' * 8) }}
     ) as __sw_panes
 )
     {%- elif kind == 'cumulate' -%}
@@ -195,7 +198,7 @@
             from (
                 select *, __sw_pane - pmod(__sw_pane, {{ n }}) as __sw_block
                 from (
-                    {{ spark_windows._sw_panes(ctx, by_group=true) | indent(20) }}
+                    {{ spark_windows._sw_panes(ctx, by_group=true, pad=' ' * 20) }}
                 ) as __sw_panes
             ) as __sw_blocked_panes
         ) as __sw_running
@@ -204,10 +207,15 @@
 {%- endmacro %}
 
 
-{#- hop, counts and exact sums: a sweep of +/- pane events. -#}
+{#- hop, counts and exact sums: a sweep of +/- pane events.
+    At one __sw_at a pane may leave (the window's first pane of before) and another enter:
+    the leaving event goes first, so the running sum after it is the previous window without
+    its first pane, never that window plus the entering pane. Every running value is then a
+    sum of consecutive panes of one window, and can overflow (an error under ANSI mode) only
+    where a sum of that window's own values can. -#}
 {% macro _sw_hop_sweep_plan(ctx, condition=none) -%}
     {%- set n = ctx.n -%}
-    {%- set sweep = ctx.by_keys ~ ' order by __sw_at' -%}
+    {%- set sweep = ctx.by_keys ~ ' order by __sw_at, __sw_leaves desc' -%}
     {{ spark_windows._sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
     from (
         select
@@ -226,11 +234,14 @@
             from (
                 select
                     {{ ctx.keys_comma }}__sw_pane + __sw_leaves * {{ n }} as __sw_at,
+                    __sw_leaves,
+                    {#- a negation keeps the partial's type; multiplying a decimal by an int
+                        widens it past 38 digits, and Spark then drops digits of its scale -#}
                     {%- for column in ctx.columns %}
-                    (1 - 2 * __sw_leaves) * coalesce({{ column.name }}, 0) as {{ column.name }}{{ ',' if not loop.last }}
+                    case when __sw_leaves = 1 then -coalesce({{ column.name }}, 0) else coalesce({{ column.name }}, 0) end as {{ column.name }}{{ ',' if not loop.last }}
                     {%- endfor %}
                 from (
-                    {{ spark_windows._sw_panes(ctx, condition, by_group=true) | indent(20) }}
+                    {{ spark_windows._sw_panes(ctx, condition, by_group=true, pad=' ' * 20) }}
                 ) as __sw_panes
                 lateral view explode(array(0, 1)) __sw_event as __sw_leaves
             ) as __sw_events
@@ -290,7 +301,7 @@
                             lag(__sw_pane) over ({{ by_pane }}) as __sw_previous_pane,
                             lead(__sw_pane) over ({{ by_pane }}) as __sw_next_pane
                         from (
-                            {{ spark_windows._sw_panes(ctx, condition, by_group=true) | indent(28) }}
+                            {{ spark_windows._sw_panes(ctx, condition, by_group=true, pad=' ' * 28) }}
                         ) as __sw_panes
                     ) as __sw_linked_panes
                     lateral view explode(sequence(
