@@ -7,6 +7,8 @@ from the project's macros (rendered by macro_renderer) and runs on the test sess
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 import reference_windows as ref
 from hypothesis import HealthCheck, given, settings
@@ -87,15 +89,23 @@ def load_events(spark, rows) -> str:
     return "__sw_property_events"
 
 
+# examples each window kind's property test ran, checked by the last test of this module
+EXAMPLES_RUN = Counter()
+
+
 def aggregated(spark, windowed_sql: str, keyed: bool = True) -> list[tuple]:
+    """The aggregates per window; also checks that every row's window_time is window_end - 1 us."""
     key = "k" if keyed else "cast(null as string)"
     query = f"""
         select {key}, unix_micros(window_start), unix_micros(window_end),
-               count(*), count(v), sum(v), min(v), max(v)
+               count(*), count(v), sum(v), min(v), max(v),
+               count_if(window_time is null or unix_micros(window_time) != unix_micros(window_end) - 1)
         from {windowed_sql}
         group by {key}, window_start, window_end
     """
-    return sorted((tuple(row) for row in spark.sql(query).collect()), key=repr)
+    rows = [tuple(row) for row in spark.sql(query).collect()]
+    assert [row for row in rows if row[-1] != 0] == [], "rows whose window_time is not window_end - 1 us"
+    return sorted((row[:-1] for row in rows), key=repr)
 
 
 def expected(windows) -> list[tuple]:
@@ -105,6 +115,7 @@ def expected(windows) -> list[tuple]:
 @PROPERTY_SETTINGS
 @given(case=grid_case())
 def test_tumble_matches_the_python_model(spark, renderer, case):
+    EXAMPLES_RUN["tumble"] += 1
     rows, unit_name, size_n, _, offset_n = case
     unit = UNITS[unit_name]
     view = load_events(spark, rows)
@@ -115,6 +126,7 @@ def test_tumble_matches_the_python_model(spark, renderer, case):
 @PROPERTY_SETTINGS
 @given(case=grid_case())
 def test_hop_matches_the_python_model(spark, renderer, case):
+    EXAMPLES_RUN["hop"] += 1
     rows, unit_name, slide_n, ratio, offset_n = case
     unit = UNITS[unit_name]
     view = load_events(spark, rows)
@@ -132,6 +144,7 @@ def test_hop_matches_the_python_model(spark, renderer, case):
 @PROPERTY_SETTINGS
 @given(case=grid_case())
 def test_cumulate_matches_the_python_model(spark, renderer, case):
+    EXAMPLES_RUN["cumulate"] += 1
     rows, unit_name, step_n, ratio, offset_n = case
     unit = UNITS[unit_name]
     view = load_events(spark, rows)
@@ -149,6 +162,7 @@ def test_cumulate_matches_the_python_model(spark, renderer, case):
 @PROPERTY_SETTINGS
 @given(case=grid_case(), keyed=st.booleans())
 def test_session_matches_the_python_model(spark, renderer, case, keyed):
+    EXAMPLES_RUN["session"] += 1
     rows, unit_name, gap_n, _, _ = case
     unit = UNITS[unit_name]
     view = load_events(spark, rows)
@@ -316,3 +330,12 @@ def test_window_aggregate_decimal_sums_keep_the_scale_the_readme_states(spark, r
     step = Decimal(1).scaleb(-scale)
     expected = sorted((*r[:3], r[3].quantize(step, rounding=ROUND_HALF_UP)) for r in grouped)
     assert actual == expected
+
+
+def test_each_window_kind_ran_at_least_200_examples():
+    """max_examples is an upper bound: this checks that Hypothesis did run that many."""
+    kinds = ["tumble", "hop", "cumulate", "session"]
+    if not any(EXAMPLES_RUN[kind] for kind in kinds):
+        pytest.skip("runs after the property tests of this module, in the same session")
+    too_few = {kind: EXAMPLES_RUN[kind] for kind in kinds if EXAMPLES_RUN[kind] < EXAMPLES}
+    assert too_few == {}, f"fewer than {EXAMPLES} examples: {too_few}"
