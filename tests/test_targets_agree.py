@@ -36,8 +36,8 @@ def snapshot(warehouse) -> dict:
     for model in sorted(path.stem for folder in MODEL_DIRS for path in folder.glob("*.sql")):
         types = warehouse.column_types(model)
         _, rows = warehouse.table_as_text(model)
-        ordered = sorted(([value is None, value or ""] for value in row) for row in rows)
-        tables[model] = {"columns": types, "rows": [[None if null else text for null, text in row] for row in ordered]}
+        ordered = sorted(rows, key=lambda row: [(value is None, value or "") for value in row])
+        tables[model] = {"columns": types, "rows": [list(row) for row in ordered]}
     return tables
 
 
