@@ -71,6 +71,7 @@ def config(renderer, **changes):
         ({"partition_size": "0 days"}, "greater than zero"),
         ({"emit": "upserts"}, "must be 'changelog'"),
         ({"aggregates": {"is_final": "count(*)"}}, "is taken by a column"),
+        ({"aggregates": {"sensor_id": "count(*)"}}, "which is a group_by column"),
         ({"aggregates": {}}, "aggregates"),
         ({"group_by": "sensor_id"}, "list of column names"),
     ],

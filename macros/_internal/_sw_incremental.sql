@@ -17,7 +17,7 @@
     {%- set spec = spark_windows._sw_window_spec(window, name) -%}
     {%- set keys = spark_windows._sw_column_list(config.get('group_by', []), name, 'group_by') -%}
     {%- set aggregates = config.get('aggregates') -%}
-    {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name) -%}
+    {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys) -%}
     {%- for agg in aggs if agg.name | lower in ['is_final', 'window_partition'] -%}
         {{ exceptions.raise_compiler_error(name ~ ": aggregate name '" ~ agg.name ~ "' is taken by a column the materialization adds (is_final, window_partition)") }}
     {%- endfor -%}
