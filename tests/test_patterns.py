@@ -29,13 +29,6 @@ PROPERTY_SETTINGS = settings(
 )
 
 
-@pytest.fixture(scope="module")
-def spark(warehouse):
-    if getattr(warehouse, "spark", None) is None:
-        pytest.skip("needs the in-process Spark of the local target")
-    return warehouse.spark
-
-
 @st.composite
 def windowed_rows(draw):
     """Rows (window index, k, o, v): a few 1-minute windows, small values so that ties abound."""
