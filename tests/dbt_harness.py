@@ -23,12 +23,14 @@ def configure_environment(state_dir: Path, target: str) -> None:
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
 
 
-def run_dbt(args: list[str], expect_pass: bool = True, project_dir: Path = PROJECT_DIR) -> dbtRunnerResult:
-    """Runs `dbt <args>` in this process from the project directory."""
+def run_dbt(
+    args: list[str], expect_pass: bool = True, project_dir: Path = PROJECT_DIR, callbacks: list | None = None
+) -> dbtRunnerResult:
+    """Runs `dbt <args>` in this process from the project directory; `callbacks` get dbt's events."""
     cwd = os.getcwd()
     os.chdir(project_dir)
     try:
-        result = dbtRunner().invoke([*args, "--project-dir", str(project_dir)])
+        result = dbtRunner(callbacks=callbacks or []).invoke([*args, "--project-dir", str(project_dir)])
     finally:
         os.chdir(cwd)
     if result.success != expect_pass:

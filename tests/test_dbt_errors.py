@@ -3,11 +3,8 @@ argument stops compilation with the macro's message, and nothing runs."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from dbt.cli.main import dbtRunner
-from dbt_harness import PROJECT_DIR
+from dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 
@@ -31,13 +28,7 @@ BAD_CALLS = [
 @pytest.mark.parametrize("sql, message", BAD_CALLS)
 def test_dbt_compile_stops_with_the_macros_message(warehouse, dbt_target, sql, message):
     logged = []  # what dbt shows the user: the messages of its events
-    runner = dbtRunner(callbacks=[lambda event: logged.append(event.info.msg)])
-    cwd = os.getcwd()
-    os.chdir(PROJECT_DIR)
-    try:
-        result = runner.invoke(["compile", "--target", dbt_target, "--inline", sql, "--project-dir", str(PROJECT_DIR)])
-    finally:
-        os.chdir(cwd)
-    assert not result.success
+    callbacks = [lambda event: logged.append(event.info.msg)]
+    result = run_dbt(["compile", "--target", dbt_target, "--inline", sql], expect_pass=False, callbacks=callbacks)
     shown = "\n".join([str(result.exception), *map(str, logged)])
     assert message in shown, shown[-3000:]

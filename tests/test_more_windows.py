@@ -15,6 +15,7 @@ import pytest
 import reference_more_windows as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spark_views import temp_view
 
 pytestmark = pytest.mark.slow
 
@@ -35,26 +36,8 @@ def spark(warehouse):
     return warehouse.spark
 
 
-def literal(value, kind: str) -> str:
-    if value is None:
-        return f"cast(null as {kind})"
-    if kind == "string":
-        return f"'{value}'"
-    if kind == "timestamp":
-        return f"timestamp_micros({value})"
-    return str(value)
-
-
 def load_rows(spark, columns: dict[str, str], rows) -> str:
-    """A temp view of the rows; timestamps are given in microseconds, so no zone is involved."""
-    if not rows:
-        nulls = ", ".join(f"cast(null as {kind}) as {name}" for name, kind in columns.items())
-        spark.sql(f"create or replace temp view {VIEW} as select {nulls} where false")
-        return VIEW
-    kinds = list(columns.values())
-    values = ", ".join("(" + ", ".join(literal(value, kind) for value, kind in zip(row, kinds)) + ")" for row in rows)
-    spark.sql(f"create or replace temp view {VIEW} as select * from values {values} as rows({', '.join(columns)})")
-    return VIEW
+    return temp_view(spark, VIEW, columns, rows)
 
 
 # --- count_window --------------------------------------------------------------------------

@@ -14,11 +14,12 @@ import pytest
 import reference_more_windows as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from spark_views import temp_view
 
 pytestmark = pytest.mark.slow
 
 VIEW = "__sw_pattern_rows"
-COLUMNS = ["window_start", "window_end", "k", "o", "v"]  # the view's columns, in this order
+COLUMNS = {"window_start": "timestamp", "window_end": "timestamp", "k": "string", "o": "int", "v": "int"}
 MINUTE = 60_000_000
 
 PROPERTY_SETTINGS = settings(
@@ -50,21 +51,7 @@ def load(spark, rows) -> list[dict]:
     records = [
         {"window_start": w * MINUTE, "window_end": (w + 1) * MINUTE, "k": k, "o": o, "v": v} for w, k, o, v in rows
     ]
-
-    def sql(value, kind):
-        if value is None:
-            return f"cast(null as {kind})"
-        return {"timestamp": f"timestamp_micros({value})", "string": f"'{value}'", "int": str(value)}[kind]
-
-    kinds = ["timestamp", "timestamp", "string", "int", "int"]
-    values = ", ".join("(" + ", ".join(sql(r[c], t) for c, t in zip(COLUMNS, kinds)) + ")" for r in records)
-    if not records:
-        values = "(" + ", ".join(sql(None, t) for t in kinds) + ")"
-        spark.sql(
-            f"create or replace temp view {VIEW} as select * from values {values} as t({', '.join(COLUMNS)}) where false"
-        )
-    else:
-        spark.sql(f"create or replace temp view {VIEW} as select * from values {values} as t({', '.join(COLUMNS)})")
+    temp_view(spark, VIEW, COLUMNS, [tuple(record[column] for column in COLUMNS) for record in records])
     return records
 
 
