@@ -62,7 +62,12 @@ def config(renderer, **changes):
         ({"time_col": None}, "time_col"),
         ({"ingestion_time_col": ""}, "ingestion_time_col"),
         ({"window": {"type": "sliding", "size": "1 minute"}}, "tumble, hop, cumulate or session"),
-        ({"window": {"type": "session", "gap": "10 minutes"}}, "supports tumble, hop and cumulate"),
+        (
+            {"window": {"type": "session", "gap": "(case when channel = 'web' then interval 5 minutes end)"}},
+            "needs one fixed gap",
+        ),
+        ({"window": {"type": "session", "gap": "10 minuets"}}, "is not a duration"),
+        ({"window": {"type": "session", "gap": "10 minutes", "offset": "1 minute"}}, "unknown key 'offset'"),
         ({"window": {"type": "hop", "size": "1 hour"}}, "missing 'slide'"),
         ({"watermark_delay": None}, "watermark_delay is missing"),
         ({"watermark_delay": "-5 minutes"}, "must not be negative"),
@@ -113,7 +118,7 @@ def test_each_step_renders_spark_sql(incremental_renderer, kind, moment):
     renderer = incremental_renderer
     cfg = config(renderer, window=WINDOWS[kind])
     state = dict(STATES[moment])
-    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, Target())
+    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, MODEL_SQL, Target())
     parse(renderer.call("_sw_incremental_summary_sql", cfg, MODEL_SQL, state))
     pending = parse(renderer.call("_sw_incremental_pending_sql", cfg, MODEL_SQL, Target(), plan))
     assert [column.alias_or_name for column in pending.selects][-3:] == [
@@ -137,7 +142,7 @@ def test_each_step_renders_spark_sql(incremental_renderer, kind, moment):
 def test_plan_times_follow_the_semantics(incremental_renderer):
     cfg = config(incremental_renderer)
     state = dict(STATES["later run"])
-    plan = incremental_renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, Target())
+    plan = incremental_renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, MODEL_SQL, Target())
     # watermark: the largest event time of all runs minus the delay; judged by the previous one
     assert plan["watermark_us"] == SUMMARY[3] - 5 * MINUTE
     assert plan["watermark_prev_us"] == state["watermark_us"]
@@ -146,6 +151,116 @@ def test_plan_times_follow_the_semantics(incremental_renderer):
     assert (plan["scope_from_us"], plan["scope_until_us"]) == (SUMMARY[5] - MINUTE, SUMMARY[6] + MINUTE)
     # a new event older than the stored maximum does not move the watermark back
     older = [*SUMMARY[:3], state["event_us"] - 1, *SUMMARY[4:]]
-    assert incremental_renderer.call("_sw_incremental_plan", cfg, state, older, Target())["watermark_us"] == (
-        state["event_us"] - 5 * MINUTE
+    assert incremental_renderer.call("_sw_incremental_plan", cfg, state, older, MODEL_SQL, Target())[
+        "watermark_us"
+    ] == (state["event_us"] - 5 * MINUTE)
+
+
+SESSION = {
+    **GOOD,
+    "time_col": "click_ts",
+    "window": {"type": "session", "gap": "10 minutes"},
+    "group_by": ["user_id"],
+    "aggregates": {"clicks": "count(*)", "revenue": "sum(amount)"},
+    "allowed_lateness": "20 minutes",
+    "emit": "changelog",
+    "partition_size": "1 hour",
+}
+SESSION_SQL = "select user_id, click_ts, amount, ingested_at from spark_windows.raw_clicks"
+HOUR = 60 * MINUTE
+
+
+class Answer:
+    def __init__(self, rows):
+        self.rows = rows
+
+
+@pytest.fixture(scope="module")
+def session_renderer() -> MacroRenderer:
+    """Renders the session steps; `run_query` answers the touch query with `touch_answer`."""
+    renderer = MacroRenderer()
+    renderer.env.globals["run_started_at"] = datetime.datetime(2024, 5, 1, 9, 0, tzinfo=datetime.timezone.utc)
+    renderer.queries = []
+
+    def run_query(sql):
+        renderer.queries.append(sql)
+        return Answer([renderer.touch_answer])
+
+    renderer.env.globals["run_query"] = run_query
+    return renderer
+
+
+def session_plan(renderer, moment, touch):
+    """The plan of a session model; `touch`: late-by-touch rows, touched sessions, their span."""
+    cfg = renderer.call("_sw_incremental_config", Config(SESSION))
+    renderer.touch_answer = touch
+    renderer.queries.clear()
+    return cfg, renderer.call("_sw_incremental_plan", cfg, dict(STATES[moment]), SUMMARY, SESSION_SQL, Target())
+
+
+def test_session_config_reads_the_gap(session_renderer):
+    cfg = session_renderer.call("_sw_incremental_config", Config(SESSION))
+    assert cfg["session"] and cfg["spec"]["gap_us"] == 10 * MINUTE and cfg["lateness_us"] == 20 * MINUTE
+
+
+@pytest.mark.parametrize("moment", STATES)
+@pytest.mark.parametrize("touched", [0, 2])
+def test_each_session_step_renders_spark_sql(session_renderer, moment, touched):
+    renderer = session_renderer
+    span = [SUMMARY[5] - 30 * MINUTE, SUMMARY[6] + 10 * MINUTE] if touched else [None, None]
+    cfg, plan = session_plan(renderer, moment, [1, touched, *span])
+    later = moment == "later run"
+    # the touch query runs only once the table exists
+    assert len(renderer.queries) == (1 if later else 0)
+    for sql in renderer.queries:
+        parse(sql)
+    assert plan["late_rows"] == SUMMARY[4] + (1 if later else 0)
+    pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
+    pending = parse(pending_text)
+    assert [column.alias_or_name for column in pending.selects][-4:] == [
+        "is_final",
+        "__sw_role",
+        "__sw_fresh_window",
+        "window_partition",
+    ]
+    # rows of touched sessions are read again, within literal bounds, without the late ones
+    assert ("from late_t" in pending_text) == (later and touched > 0)
+    late = parse(renderer.call("_sw_incremental_session_late_sql", cfg, SESSION_SQL, Target(), plan))
+    assert "missed_windows" in [column.alias_or_name for column in late.selects]
+    changelog = parse(renderer.call("_sw_incremental_session_changelog_sql", cfg, "spark_windows.pending", plan))
+    assert {
+        select.selects[0].this.this for select in changelog.find_all(exp.Select) if select.selects[0].alias == "op"
+    } == {
+        "+I",
+        "-D",
+        "-U",
+        "+U",
+    }
+    stored = renderer.call("_sw_incremental_stored_sql", cfg, "spark_windows.pending")
+    assert "__sw_role in ('fresh', 'kept')" in stored
+    parse(stored)
+
+
+def test_session_plan_reads_the_partitions_of_session_ends(session_renderer):
+    touched_end = SUMMARY[6] + 3 * HOUR
+    cfg, plan = session_plan(session_renderer, "later run", [0, 1, SUMMARY[5] - HOUR, touched_end])
+    floor = lambda us: us - us % HOUR  # noqa: E731
+    state = STATES["later run"]
+    watermark = SUMMARY[3] - 5 * MINUTE
+    assert plan["partition_ranges"] == [
+        # new rows' sessions end between the earliest new time and the touched sessions' end
+        [floor(SUMMARY[5]), floor(touched_end)],
+        # sessions that may become final: end + lateness in (previous watermark, watermark]
+        [floor(state["watermark_us"] - 20 * MINUTE), floor(watermark - 20 * MINUTE)],
+    ]
+    assert (plan["touched_min_start_us"], plan["touched_max_end_us"]) == (SUMMARY[5] - HOUR, touched_end)
+
+
+def test_session_late_rows_use_their_own_window(session_renderer):
+    cfg, plan = session_plan(session_renderer, "later run", [0, 0, None, None])
+    late = session_renderer.call("_sw_incremental_is_late", cfg, plan["watermark_prev_us"])
+    # t + gap + allowed_lateness <= previous watermark
+    assert late == (
+        f"(click_ts is not null and (unix_micros(cast(click_ts as timestamp)) + {10 * MINUTE}) + {20 * MINUTE}"
+        f" <= {STATES['later run']['watermark_us']})"
     )

@@ -10,11 +10,13 @@
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
     {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col') -%}
     {%- set window = config.get('window') -%}
-    {%- if window is mapping and window.get('type') == 'session' -%}
-        {{ exceptions.raise_compiler_error(
-            name ~ ": window (" ~ window ~ ") is a session window; windowed_incremental supports tumble, hop and cumulate windows, such as {'type': 'tumble', 'size': '1 minute'}") }}
-    {%- endif -%}
     {%- set spec = spark_windows._sw_window_spec(window, name) -%}
+    {%- if spec.type == 'session' and spec.gap_us is none -%}
+        {{ exceptions.raise_compiler_error(
+            name ~ ": window (" ~ window ~ ") has a per-row gap expression; a windowed_incremental session needs one fixed gap, "
+            ~ "such as {'type': 'session', 'gap': '30 minutes'}: whether a row is late is judged by its own window [t, t + gap), "
+            ~ "which must not depend on a row that may arrive later. Use the session macro or window_aggregate for per-row gaps.") }}
+    {%- endif -%}
     {%- set keys = spark_windows._sw_column_list(config.get('group_by', []), name, 'group_by') -%}
     {%- set aggregates = config.get('aggregates') -%}
     {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys) -%}
@@ -44,32 +46,43 @@
         'lateness_us': lateness_us,
         'partition_us': partition_us,
         'changelog': emit == 'changelog',
-        'grid_us': spec.pane_us if spec.type == 'hop' else spec.size_us,
+        'grid_us': spec.pane_us if spec.type == 'hop' else spec.get('size_us'),
+        'session': spec.type == 'session',
     }) }}
 {% endmacro %}
 
 
-{#- End of the last window holding the row: a row is late when even that one has expired. -#}
+{#- End of the last window holding the row: a row is late when even that one has expired.
+    For sessions, the row's own window [t, t + gap). -#}
 {% macro _sw_incremental_last_end_us(cfg) -%}
+    {%- if cfg.session -%}
+    ({{ spark_windows._sw_ts_us(cfg.time_col) }} + {{ cfg.spec.gap_us }})
+    {%- else -%}
     ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.time_col), cfg.grid_us, cfg.spec.offset_us) }} + {{ cfg.spec.size_us }})
+    {%- endif -%}
 {%- endmacro %}
 
 
-{#- Every window holding the row, earliest first, as array<struct<window_start, window_end>>. -#}
+{#- Every window holding the row, earliest first, as array<struct<window_start, window_end>>;
+    for sessions, the row's own window [t, t + gap). -#}
 {% macro _sw_incremental_windows_array(cfg) -%}
     {%- set spec = cfg.spec -%}
     {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
-    {%- set start_us = spark_windows._sw_align_us(ts_us, cfg.grid_us, spec.offset_us) -%}
-    {%- if spec.type == 'tumble' -%}
+    {%- if spec.type == 'session' -%}
+        array(named_struct('window_start', timestamp_micros({{ ts_us }}), 'window_end', timestamp_micros({{ ts_us }} + {{ spec.gap_us }})))
+    {%- else -%}
+        {%- set start_us = spark_windows._sw_align_us(ts_us, cfg.grid_us, spec.offset_us) -%}
+        {%- if spec.type == 'tumble' -%}
         array(named_struct('window_start', timestamp_micros({{ start_us }}), 'window_end', timestamp_micros({{ start_us }} + {{ spec.size_us }})))
-    {%- elif spec.type == 'hop' -%}
+        {%- elif spec.type == 'hop' -%}
         transform(sequence(cast({{ spec.panes_per_window - 1 }} as bigint), cast(0 as bigint), cast(-1 as bigint)), __sw_i -> named_struct(
             'window_start', timestamp_micros({{ start_us }} - __sw_i * {{ spec.pane_us }}),
             'window_end', timestamp_micros({{ start_us }} - __sw_i * {{ spec.pane_us }} + {{ spec.size_us }})))
-    {%- else -%}
+        {%- else -%}
         transform(sequence(({{ ts_us }} - {{ start_us }}) div {{ spec.pane_us }} + 1, cast({{ spec.panes_per_window }} as bigint)), __sw_j -> named_struct(
             'window_start', timestamp_micros({{ start_us }}),
             'window_end', timestamp_micros({{ start_us }} + __sw_j * {{ spec.pane_us }})))
+        {%- endif -%}
     {%- endif -%}
 {%- endmacro %}
 
@@ -143,9 +156,9 @@ from (
 {%- endmacro %}
 
 
-{#- The partition a window is stored in: its start, floored to partition_size. -#}
-{% macro _sw_incremental_partition(cfg, start_col='window_start') -%}
-    timestamp_micros({{ spark_windows._sw_align_us('unix_micros(' ~ start_col ~ ')', cfg.partition_us) }})
+{#- The partition a window is stored in: its start (a session: its end), floored to partition_size. -#}
+{% macro _sw_incremental_partition(cfg, time_col='window_start') -%}
+    timestamp_micros({{ spark_windows._sw_align_us('unix_micros(' ~ time_col ~ ')', cfg.partition_us) }})
 {%- endmacro %}
 
 
@@ -286,7 +299,33 @@ where __sw_a.window_partition in (select distinct window_partition from __sw_fre
 {% macro _sw_incremental_stored_sql(cfg, relation) -%}
     select {{ (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'window_partition']) | join(', ') }}
     from {{ relation }} as __sw_staged
+    {%- if cfg.session %}
+    where __sw_role in ('fresh', 'kept')
+    {%- endif %}
 {%- endmacro %}
+
+
+{#- Rewrites the table's partitions from a staging table: a dynamic INSERT OVERWRITE of the
+    partitions it has rows for; for sessions, then drops the partitions it marks as emptied by a
+    merge. Both steps can be repeated, so recovery applies a committed staging table again. -#}
+{% macro _sw_incremental_apply(cfg, target, pending, main=false) %}
+    {%- set overwrite = 'insert overwrite table ' ~ target ~ ' partition (window_partition) by name\n'
+        ~ spark_windows._sw_incremental_stored_sql(cfg, pending) -%}
+    {%- if main -%}
+        {%- call statement('main') -%}
+            {{ overwrite }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- do run_query(overwrite) -%}
+    {%- endif -%}
+    {%- if cfg.session -%}
+        {%- set emptied = run_query("select distinct date_format(window_partition, 'yyyy-MM-dd HH:mm:ss.SSSSSS') from "
+            ~ pending ~ " where __sw_role = 'drop'") -%}
+        {%- for row in emptied.rows -%}
+            {%- do run_query('alter table ' ~ target ~ " drop if exists partition (window_partition = '" ~ row[0] ~ "')") -%}
+        {%- endfor -%}
+    {%- endif -%}
+{% endmacro %}
 
 
 {#- An empty partitioned table shaped like `select_sql` (plus batch_id, when that is the
@@ -353,8 +392,7 @@ using parquet
     {%- for row in staged.rows -%}
         {%- set relation = target.incorporate(path={'identifier': row[1]}, type='table') -%}
         {%- if state.batch_id > 0 and row[1] == state.pending -%}
-            {%- do run_query('insert overwrite table ' ~ target ~ ' partition (window_partition) by name\n'
-                ~ spark_windows._sw_incremental_stored_sql(cfg, relation)) -%}
+            {%- do spark_windows._sw_incremental_apply(cfg, target, relation) -%}
         {%- else -%}
             {%- do uncommitted.append(row[1]) -%}
         {%- endif -%}
@@ -381,43 +419,75 @@ using parquet
 
 {#- The times and ranges of this run, from the last commit and the scan of the new rows.
     `rewrite`: the run stages a next version (also when it only has late rows to write: the
-    staging table marks the attempt, so a crashed one is found and its rows dropped). -#}
-{% macro _sw_incremental_plan(cfg, state, summary, target) %}
-    {%- set size_us = cfg.spec.size_us -%}
+    staging table marks the attempt, so a crashed one is found and its rows dropped).
+    For sessions, the plan also runs the touch query (_sw_incremental_session_touch_sql). -#}
+{% macro _sw_incremental_plan(cfg, state, summary, model_sql, target) %}
     {%- set events = [state.event_us, none if summary[3] is none else summary[3] | int] | reject('none') | list -%}
     {%- set max_event_us = events | max if events else none -%}
     {%- set watermark_us = none if max_event_us is none else max_event_us - cfg.delay_us -%}
     {%- set fresh = summary[5] is not none -%}
-    {%- set ranges = [] -%}
-    {%- if fresh -%}
-        {%- set min_update_us = summary[5] | int -%}
-        {%- set max_update_us = summary[6] | int -%}
-        {%- do ranges.append([
-            spark_windows._sw_floor_us(min_update_us - size_us, cfg.partition_us),
-            spark_windows._sw_floor_us(max_update_us, cfg.partition_us)]) -%}
-    {%- endif -%}
+    {%- set min_update_us = summary[5] | int if fresh else none -%}
+    {%- set max_update_us = summary[6] | int if fresh else none -%}
     {%- set target_exists = state.batch_id > 0 -%}
-    {%- set flips = target_exists and state.watermark_us is not none and watermark_us > state.watermark_us -%}
-    {%- if flips -%}
-        {#- windows whose end + lateness passes from (W_prev, W_new]: they become final -#}
-        {%- do ranges.append([
-            spark_windows._sw_floor_us(state.watermark_us - cfg.lateness_us - size_us, cfg.partition_us),
-            spark_windows._sw_floor_us(watermark_us - cfg.lateness_us, cfg.partition_us)]) -%}
-    {%- endif -%}
     {%- set started = run_started_at if run_started_at.tzinfo else modules.pytz.utc.localize(run_started_at) -%}
-    {{ return({
+    {%- set plan = {
         'after_us': state.ingestion_us,
         'until_us': none if summary[2] is none else summary[2] | int,
         'max_event_us': max_event_us,
         'watermark_prev_us': state.watermark_us,
         'watermark_us': watermark_us,
-        'scope_from_us': (min_update_us - size_us) if fresh else 0,
-        'scope_until_us': (max_update_us + size_us) if fresh else 0,
-        'partition_ranges': ranges,
+        'min_update_us': min_update_us,
+        'max_update_us': max_update_us,
         'target_exists': target_exists,
-        'rewrite': fresh or flips or summary[4] | int > 0,
+        'late_rows': summary[4] | int,
         'run_us': (started.timestamp() * 1000000) | round | int,
-    }) }}
+    } -%}
+    {%- set ranges = [] -%}
+    {%- if cfg.session -%}
+        {#- partitions hold session ends: the touched sessions end in [min new time, their
+            largest end], the recomputed ones by max(that, max new time + gap) -#}
+        {%- do plan.update({'touched_sessions': 0, 'touched_min_start_us': none, 'touched_max_end_us': none}) -%}
+        {%- if fresh and target_exists -%}
+            {%- set touch = run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, plan)).rows[0] -%}
+            {%- do plan.update({
+                'late_rows': plan.late_rows + touch[0] | int,
+                'touched_sessions': touch[1] | int,
+                'touched_min_start_us': none if touch[2] is none else touch[2] | int,
+                'touched_max_end_us': none if touch[3] is none else touch[3] | int,
+            }) -%}
+        {%- endif -%}
+        {%- if fresh -%}
+            {%- set last_end_us = [max_update_us + cfg.spec.gap_us, plan.touched_max_end_us] | reject('none') | max -%}
+            {%- do ranges.append([
+                spark_windows._sw_floor_us(min_update_us, cfg.partition_us),
+                spark_windows._sw_floor_us(last_end_us, cfg.partition_us)]) -%}
+        {%- endif -%}
+        {%- set span_us = 0 -%}
+    {%- else -%}
+        {%- if fresh -%}
+            {%- do ranges.append([
+                spark_windows._sw_floor_us(min_update_us - cfg.spec.size_us, cfg.partition_us),
+                spark_windows._sw_floor_us(max_update_us, cfg.partition_us)]) -%}
+        {%- endif -%}
+        {%- set span_us = cfg.spec.size_us -%}
+        {%- do plan.update({
+            'scope_from_us': (min_update_us - span_us) if fresh else 0,
+            'scope_until_us': (max_update_us + span_us) if fresh else 0,
+        }) -%}
+    {%- endif -%}
+    {%- set flips = target_exists and state.watermark_us is not none and watermark_us > state.watermark_us -%}
+    {%- if flips -%}
+        {#- windows whose end + lateness passes from (W_prev, W_new]: they become final; a
+            partition holds the windows that start (sessions: end) in it -#}
+        {%- do ranges.append([
+            spark_windows._sw_floor_us(state.watermark_us - cfg.lateness_us - span_us, cfg.partition_us),
+            spark_windows._sw_floor_us(watermark_us - cfg.lateness_us, cfg.partition_us)]) -%}
+    {%- endif -%}
+    {%- do plan.update({
+        'partition_ranges': ranges,
+        'rewrite': fresh or flips or plan.late_rows > 0,
+    }) -%}
+    {{ return(plan) }}
 {% endmacro %}
 
 

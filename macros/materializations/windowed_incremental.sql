@@ -51,11 +51,16 @@
             select count(*) as committed_runs from {{ tables.state }}
         {%- endcall -%}
     {%- else -%}
-        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, target) -%}
+        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, sql, target) -%}
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = this.incorporate(path={'identifier': this.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
-        {%- set pending_sql = spark_windows._sw_incremental_pending_sql(cfg, sql, target, plan) -%}
-        {%- set late_sql = spark_windows._sw_incremental_late_sql(cfg, sql, plan) -%}
+        {%- if cfg.session -%}
+            {%- set pending_sql = spark_windows._sw_incremental_session_pending_sql(cfg, sql, target, tables.late, plan) -%}
+            {%- set late_sql = spark_windows._sw_incremental_session_late_sql(cfg, sql, target, plan) -%}
+        {%- else -%}
+            {%- set pending_sql = spark_windows._sw_incremental_pending_sql(cfg, sql, target, plan) -%}
+            {%- set late_sql = spark_windows._sw_incremental_late_sql(cfg, sql, plan) -%}
+        {%- endif -%}
 
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog. -#}
         {%- if plan.rewrite -%}
@@ -69,15 +74,20 @@
                 'window_partition', "options ('partitionOverwriteMode' = 'dynamic')")) -%}
         {%- endif -%}
         {%- do run_query(spark_windows._sw_incremental_create_sql(tables.late, late_sql, 'batch_id')) -%}
-        {%- if summary[4] | int > 0 -%}
+        {%- if plan.late_rows > 0 -%}
             {%- do run_query('insert overwrite table ' ~ tables.late ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ late_sql) -%}
         {%- endif -%}
         {%- if cfg.changelog -%}
             {%- set shape_plan = plan.copy() -%}
             {%- do shape_plan.update({'target_exists': false}) -%}
-            {%- set changelog_shape = spark_windows._sw_incremental_changelog_sql(cfg, target, '(' ~ pending_sql ~ ')', shape_plan) -%}
+            {%- if cfg.session -%}
+                {%- set changelog_shape = spark_windows._sw_incremental_session_changelog_sql(cfg, '(' ~ pending_sql ~ ')', plan) -%}
+                {%- set changelog_sql = spark_windows._sw_incremental_session_changelog_sql(cfg, pending, plan) -%}
+            {%- else -%}
+                {%- set changelog_shape = spark_windows._sw_incremental_changelog_sql(cfg, target, '(' ~ pending_sql ~ ')', shape_plan) -%}
+                {%- set changelog_sql = spark_windows._sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
+            {%- endif -%}
             {%- do run_query(spark_windows._sw_incremental_create_sql(tables.changelog, changelog_shape, 'batch_id')) -%}
-            {%- set changelog_sql = spark_windows._sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
             {%- if plan.rewrite -%}
                 {%- do run_query('insert overwrite table ' ~ tables.changelog ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ changelog_sql) -%}
             {%- endif -%}
@@ -94,7 +104,7 @@
                 {{ spark_windows._sw_us_literal(plan.max_event_us) }},
                 {{ spark_windows._sw_us_literal(plan.watermark_us) }},
                 cast({{ new_rows }} as bigint),
-                cast({{ summary[4] | int }} as bigint),
+                cast({{ plan.late_rows }} as bigint),
                 cast({{ fresh_windows }} as bigint),
                 {{ spark_windows._sw_us_literal(plan.run_us) }},
                 '{{ pending.identifier if plan.rewrite else '' }}',
@@ -104,10 +114,7 @@
         {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. -#}
         {%- if plan.rewrite -%}
             {%- do run_query(commit_sql) -%}
-            {%- call statement('main') -%}
-                insert overwrite table {{ target }} partition (window_partition) by name
-                {{ spark_windows._sw_incremental_stored_sql(cfg, pending) }}
-            {%- endcall -%}
+            {%- do spark_windows._sw_incremental_apply(cfg, target, pending, main=true) -%}
             {%- do run_query('drop table if exists ' ~ pending) -%}
         {%- else -%}
             {%- call statement('main') -%}

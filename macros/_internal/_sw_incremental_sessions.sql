@@ -1,0 +1,335 @@
+{#- Session windows in windowed_incremental: the SQL of the steps that differ from tumble, hop
+    and cumulate (docs/decisions/0005-windowed-incremental.md, "Sessions").
+
+    A run judges its new rows against the stored sessions of their groups: a row is late when
+    its own window [t, t + gap) expired (t + gap + allowed_lateness <= W_prev) or overlaps or
+    touches an expired session; an accepted row that overlaps or touches stored sessions that
+    have not expired merges with them. The run recomputes exactly those sessions ("touched")
+    from their rows and the accepted new rows, with the batch `session` logic.
+
+    The table is partitioned by window_END floored to partition_size: a session's start lies
+    arbitrarily far in the past, but every session a new row can touch ends at or after that
+    row's time, so `window_partition >= floor(min new time)` bounds what a run reads.
+    Aliases: `__sw_a` a row, `__sw_b` a stored session. Times are bigint microseconds. -#}
+
+
+{#- Group keys of `__sw_a` and `__sw_b` match (NULL matches NULL); `true` without keys. -#}
+{% macro _sw_incremental_keys_match(keys) -%}
+    true
+    {%- for column in keys %} and __sw_a.{{ column }} <=> __sw_b.{{ column }}{% endfor %}
+{%- endmacro %}
+
+
+{#- Row `__sw_a`'s own window [t, t + gap) overlaps or touches session `__sw_b` of its group. -#}
+{% macro _sw_incremental_touches(cfg) -%}
+    {%- set ts_us = spark_windows._sw_ts_us('__sw_a.' ~ cfg.time_col) -%}
+    {{ spark_windows._sw_incremental_keys_match(cfg.group_cols) }}
+        and {{ ts_us }} <= unix_micros(__sw_b.window_end)
+        and unix_micros(__sw_b.window_start) <= {{ ts_us }} + {{ cfg.spec.gap_us }}
+{%- endmacro %}
+
+
+{#- The stored columns of a session row, optionally qualified by an alias. -#}
+{% macro _sw_incremental_session_columns(cfg, alias=none) -%}
+    {%- set prefix = alias ~ '.' if alias else '' -%}
+    {%- for column in cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names -%}
+        {{ prefix }}{{ column }}{{ ', ' if not loop.last }}
+    {%- endfor -%}
+{%- endmacro %}
+
+
+{#- The CTEs every session step starts from:
+      __sw_new       the rows of this batch;
+      __sw_rows      those with a time whose own window has not expired;
+    and, once the table exists,
+      __sw_expired / __sw_live  the stored sessions such a row can touch, by expiry under W_prev
+                     (read with literal bounds: they end at or after the earliest new time and
+                     start at or before the latest new time + gap);
+      __sw_accepted  the rows of __sw_rows that touch no expired session;
+      __sw_touched   the live sessions an accepted row touches. -#}
+{% macro _sw_incremental_session_ctes(cfg, model_sql, target, plan) -%}
+    {%- set lateness_us = cfg.lateness_us -%}
+__sw_new as (
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+),
+
+__sw_rows as (
+    select *
+    from __sw_new
+    where {{ cfg.time_col }} is not null and not {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
+)
+{%- if plan.target_exists and plan.min_update_us is not none %},
+
+__sw_candidates as (
+    select {{ spark_windows._sw_incremental_session_columns(cfg) }}, is_final, window_partition
+    from {{ target }}
+    where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floor_us(plan.min_update_us, cfg.partition_us)) }}
+        and window_end >= {{ spark_windows._sw_us_literal(plan.min_update_us) }}
+        and window_start <= {{ spark_windows._sw_us_literal(plan.max_update_us + cfg.spec.gap_us) }}
+),
+
+__sw_expired as (
+    select *
+    from __sw_candidates
+    {%- if plan.watermark_prev_us is none %}
+    where false
+    {%- else %}
+    where unix_micros(window_end) + {{ lateness_us }} <= {{ plan.watermark_prev_us }}
+    {%- endif %}
+),
+
+__sw_live as (
+    select *
+    from __sw_candidates
+    {%- if plan.watermark_prev_us is not none %}
+    where unix_micros(window_end) + {{ lateness_us }} > {{ plan.watermark_prev_us }}
+    {%- endif %}
+),
+
+__sw_accepted as (
+    select __sw_a.*
+    from __sw_rows as __sw_a
+    left anti join __sw_expired as __sw_b
+        on {{ spark_windows._sw_incremental_touches(cfg) }}
+),
+
+__sw_touched as (
+    select __sw_b.*
+    from __sw_live as __sw_b
+    left semi join __sw_accepted as __sw_a
+        on {{ spark_windows._sw_incremental_touches(cfg) }}
+)
+{%- else %},
+
+__sw_accepted as (
+    select * from __sw_rows
+)
+{%- endif %}
+{%- endmacro %}
+
+
+{#- Planning query (run once the table exists and new rows can update sessions): how many rows
+    are late because they touch an expired session, and the time span of the touched sessions,
+    whose rows the run must read again. -#}
+{% macro _sw_incremental_session_touch_sql(cfg, model_sql, target, plan) -%}
+with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
+
+__sw_late_by_touch as (
+    select count(*) as late_rows
+    from __sw_rows as __sw_a
+    left semi join __sw_expired as __sw_b
+        on {{ spark_windows._sw_incremental_touches(cfg) }}
+)
+
+select
+    (select late_rows from __sw_late_by_touch) as touch_late_rows,
+    count(*) as touched_sessions,
+    min(unix_micros(window_start)) as touched_min_start_us,
+    max(unix_micros(window_end)) as touched_max_end_us
+from __sw_touched
+{%- endmacro %}
+
+
+{#- The next version of every partition the run rewrites, with a role per row:
+      fresh  the sessions of the accepted rows, recomputed with the rows of the sessions they
+             touch (read again from the input: ingested by earlier runs, within the touched
+             sessions, not kept as late);
+      kept   the other stored sessions of those partitions (is_final recomputed);
+      old    the stored image of every touched session (for the changelog; never applied);
+      drop   a partition whose every session moved into a merge: the rewrite removes it. -#}
+{% macro _sw_incremental_session_pending_sql(cfg, model_sql, target, late_table, plan) -%}
+    {%- set keys = cfg.group_cols -%}
+    {%- set columns = spark_windows._sw_incremental_session_columns(cfg) -%}
+    {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
+    {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
+    {%- set gap_us = cfg.spec.gap_us -%}
+with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
+{%- if reread %}
+
+__sw_earlier as (
+    select __sw_a.*
+    from (
+        {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.after_us) | indent(8) }}
+            and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.touched_min_start_us) }}
+            and {{ cfg.time_col }} <= {{ spark_windows._sw_us_literal(plan.touched_max_end_us - gap_us) }}
+    ) as __sw_a
+    left semi join __sw_touched as __sw_b
+        on {{ spark_windows._sw_incremental_keys_match(keys) }}
+        and {{ spark_windows._sw_ts_us('__sw_a.' ~ cfg.time_col) }} between unix_micros(__sw_b.window_start) and unix_micros(__sw_b.window_end) - {{ gap_us }}
+),
+
+__sw_earlier_accepted as (
+    select __sw_a.*
+    from __sw_earlier as __sw_a
+    left anti join (
+        select {{ (keys + [cfg.time_col, cfg.ingestion_col]) | join(', ') }}
+        from {{ late_table }}
+        where {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.touched_min_start_us) }}
+            and {{ cfg.time_col }} <= {{ spark_windows._sw_us_literal(plan.touched_max_end_us - gap_us) }}
+    ) as __sw_b
+        on {{ spark_windows._sw_incremental_keys_match(keys + [cfg.time_col, cfg.ingestion_col]) }}
+),
+{%- endif %}
+
+__sw_scope as (
+    select * from __sw_accepted
+    {%- if reread %}
+    union all
+    select * from __sw_earlier_accepted
+    {%- endif %}
+),
+
+__sw_fresh as (
+    select {{ spark_windows._sw_incremental_session_columns(cfg, '__sw_s') }}
+    from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, {'type': 'session', 'gap': cfg.window.gap}, keys, cfg.aggregates) }} as __sw_s
+),
+{%- if with_stored %}
+
+__sw_stored as (
+    select {{ columns }}, is_final, window_partition
+    from {{ target }}
+    where {% for range in plan.partition_ranges -%}
+        {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
+    {%- endfor %}
+),
+
+__sw_kept as (
+    select __sw_a.*
+    from __sw_stored as __sw_a
+    {%- if reread %}
+    left anti join __sw_touched as __sw_b
+        on {{ spark_windows._sw_incremental_keys_match(keys) }} and __sw_a.window_start = __sw_b.window_start
+    {%- endif %}
+),
+{%- endif %}
+
+__sw_next as (
+    select {{ columns }}, 'fresh' as __sw_role from __sw_fresh
+    {%- if with_stored %}
+    union all
+    select {{ columns }}, 'kept' as __sw_role from __sw_kept
+    {%- endif %}
+)
+
+select
+    {{ columns }},
+    {%- if plan.watermark_us is none %}
+    false as is_final,
+    {%- else %}
+    unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
+    {%- endif %}
+    __sw_role,
+    __sw_role = 'fresh' as __sw_fresh_window,
+    {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
+from __sw_next
+{%- if reread %}
+
+union all
+
+select {{ columns }}, is_final, 'old' as __sw_role, false as __sw_fresh_window, window_partition
+from __sw_touched
+{%- endif %}
+{%- if with_stored %}
+
+union all
+
+select
+    {%- for column in keys + ['window_start', 'window_end'] + cfg.agg_names %}
+    null as {{ column }},
+    {%- endfor %}
+    null as is_final,
+    'drop' as __sw_role,
+    false as __sw_fresh_window,
+    __sw_a.window_partition
+from (select distinct window_partition from __sw_stored) as __sw_a
+left anti join (
+    select distinct {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
+    from __sw_next
+) as __sw_b
+    on __sw_a.window_partition = __sw_b.window_partition
+{%- endif %}
+{%- endmacro %}
+
+
+{#- The rows of this run that are late: their own window expired, or it touches an expired
+    session; with that window as missed_windows and the previous watermark. -#}
+{% macro _sw_incremental_session_late_sql(cfg, model_sql, target, plan) -%}
+with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }}
+
+select
+    __sw_late.*,
+    {{ spark_windows._sw_incremental_windows_array(cfg) }} as missed_windows,
+    {{ spark_windows._sw_us_literal(plan.watermark_prev_us) }} as watermark_at_arrival,
+    {{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from (
+    select *
+    from __sw_new
+    where {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
+    {%- if plan.target_exists and plan.min_update_us is not none %}
+    union all
+    select __sw_a.*
+    from __sw_rows as __sw_a
+    left semi join __sw_expired as __sw_b
+        on {{ spark_windows._sw_incremental_touches(cfg) }}
+    {%- endif %}
+) as __sw_late
+{%- endmacro %}
+
+
+{#- Flink's changelog of this run, from the staged roles. A session is identified by its group
+    and window_start: +I when it appears; -U (stored image) then +U (new image) when it stays
+    and its end or an aggregate changed; -D (stored image) when it disappears into a merge or
+    a late row moved its start earlier. A session whose end and aggregates did not change has
+    no row, even when is_final did. -#}
+{% macro _sw_incremental_session_changelog_sql(cfg, pending, plan) -%}
+    {%- set keys = cfg.group_cols -%}
+    {%- set identity = spark_windows._sw_incremental_keys_match(keys) ~ ' and __sw_a.window_start = __sw_b.window_start' -%}
+    {%- set run = spark_windows._sw_us_literal(plan.run_us) -%}
+    {%- set image = keys + ['window_start', 'window_end'] + cfg.agg_names + ['is_final'] -%}
+with __sw_fresh as (
+    select * from {{ pending }} where __sw_role = 'fresh'
+),
+
+__sw_old as (
+    select * from {{ pending }} where __sw_role = 'old'
+),
+
+__sw_changed as (
+    select
+        {%- for column in image %}
+        __sw_b.{{ column }} as __sw_old_{{ column }},
+        __sw_a.{{ column }} as __sw_new_{{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from __sw_fresh as __sw_a
+    inner join __sw_old as __sw_b
+        on {{ identity }}
+    where not (
+        __sw_a.window_end <=> __sw_b.window_end
+        {%- for column in cfg.agg_names %}
+        and __sw_a.{{ column }} <=> __sw_b.{{ column }}
+        {%- endfor %}
+    )
+)
+
+select '+I' as op, {% for column in image %}__sw_a.{{ column }}, {% endfor %}{{ run }} as run_started_at
+from __sw_fresh as __sw_a
+left anti join __sw_old as __sw_b
+    on {{ identity }}
+
+union all
+
+select '-D' as op, {% for column in image %}__sw_a.{{ column }}, {% endfor %}{{ run }} as run_started_at
+from __sw_old as __sw_a
+left anti join __sw_fresh as __sw_b
+    on {{ identity }}
+
+union all
+
+select '-U' as op, {% for column in image %}__sw_old_{{ column }} as {{ column }}, {% endfor %}{{ run }} as run_started_at
+from __sw_changed
+
+union all
+
+select '+U' as op, {% for column in image %}__sw_new_{{ column }} as {{ column }}, {% endfor %}{{ run }} as run_started_at
+from __sw_changed
+{%- endmacro %}
