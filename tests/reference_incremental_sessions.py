@@ -103,6 +103,8 @@ class SessionModel:
 
     def run(self, source: list[Row], arrived_until: int) -> RunReport:
         """One scheduled run seeing the rows of `source` that arrived by `arrived_until`."""
+        if any(row.ingested is None for row in source):
+            raise ValueError("a row has no ingestion time: the run fails")
         visible = [row for row in source if row.ingested <= arrived_until]
         new = [row for row in visible if self.processed_until is None or row.ingested > self.processed_until]
         report = RunReport(arrived_until, new=new, before=dict(self.table))

@@ -150,6 +150,9 @@ def test_replay_of_session_windows_matches_the_reference_model(warehouse):
         assert_changelog_replays_to_the_table(after, where)
         assert_run_times_agree(warehouse.rows, where)
     assert model.late and any(row[-1] for row in after[f"{MODEL}:windows"])
+    # the model's data tests hold on the table the runs built: no overlapping sessions, and every
+    # click with a time is counted once, in a session or in the late table
+    run_dbt(["test", "--select", MODEL, "--vars", json.dumps({"clicks_arrived_until": CUTS[-1]})])
 
     # --full-refresh: one first run over all rows; the rows late before now join sessions
     run_clicks(CUTS[-1], full_refresh=True)
