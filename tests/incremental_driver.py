@@ -1,12 +1,12 @@
-"""Replays the sensor arrivals through the incremental example models in one process.
+"""Replays the sensor and click arrivals through the incremental example models in one process.
 
     python tests/incremental_driver.py --state-dir DIR [--seed] [--full-refresh]
         [--until T ...] [--dump FILE]
 
-Runs `dbt seed` (with --seed), then for each T `dbt run --select raw_sensor_readings+` with the
-rows that arrived by T (the first run with --full-refresh when asked), then writes the tables of
-both models as JSON (with --dump). Prints `START <T>` before and `DONE <T> <seconds>` after each
-run, so a test can kill the process in the middle of one. Exits 1 when a dbt command fails.
+Runs `dbt seed` (with --seed), then for each T `dbt run --select raw_sensor_readings+ raw_clicks+`
+with the readings and the clicks that arrived by T (the first run with --full-refresh when
+asked), then writes the tables of every model as JSON (with --dump). Prints `START <T>` before
+and `DONE <T> <seconds>` after each run, so a test can kill the process in the middle of one. Exits 1 when a dbt command fails.
 """
 
 from __future__ import annotations
@@ -26,10 +26,16 @@ MODELS = {
     "sensor_vehicles_incremental_tumbling": ["vehicles", "readings"],
     "sensor_vehicles_incremental_hopping": ["vehicles", "readings", "busiest"],
 }
+# the session windows of user clicks (models/incremental/user_sessions_incremental.sql), likewise
+SESSION_MODELS = {
+    "user_sessions_incremental": ["clicks", "revenue"],
+}
 
 
 def table_queries(schema: str, model: str) -> dict[str, str]:
     """SQL reading a model's tables with every time as integer microseconds (no zone involved)."""
+    if model in SESSION_MODELS:
+        return session_table_queries(schema, model)
     aggregates = ", ".join(MODELS[model])
     return {
         "windows": f"select sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final"
@@ -44,11 +50,28 @@ def table_queries(schema: str, model: str) -> dict[str, str]:
     }
 
 
+def session_table_queries(schema: str, model: str) -> dict[str, str]:
+    """As table_queries, for the session model: its own input columns, the changelog's is_final
+    and the whole state row (windows_updated too)."""
+    aggregates = ", ".join(SESSION_MODELS[model])
+    return {
+        "windows": f"select user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final"
+        f" from {schema}.{model}",
+        "late": "select user_id, unix_micros(click_ts), amount, unix_micros(ingested_at),"
+        " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
+        f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",
+        "changelog": f"select batch_id, op, user_id, unix_micros(window_start), unix_micros(window_end), {aggregates},"
+        f" is_final from {schema}.{model}__changelog",
+        "state": "select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark),"
+        f" new_rows, late_rows, windows_updated from {schema}.{model}__state",
+    }
+
+
 def read_tables(rows_of, schema: str) -> dict:
-    """Every table of both models as lists of plain tuples; `rows_of(sql)` runs a query."""
+    """Every table of every model as lists of plain tuples; `rows_of(sql)` runs a query."""
     existing = {row[1] for row in rows_of(f"show tables in {schema}")}
     tables = {"pending": sorted(name for name in existing if "__pending_" in name)}
-    for model in MODELS:
+    for model in [*MODELS, *SESSION_MODELS]:
         for name, sql in table_queries(schema, model).items():
             table = sql.rsplit(" from ", 1)[1].split(".", 1)[1]
             if table in existing:
@@ -82,9 +105,10 @@ def main() -> int:
     configure_environment(args.state_dir, "local")
     try:
         if args.seed:
-            run_dbt(["seed", "--select", "sensor_readings_arrivals"])
+            run_dbt(["seed", "--select", "sensor_readings_arrivals", "click_arrivals"])
         for index, until in enumerate(args.until):
-            command = ["run", "--select", "raw_sensor_readings+", "--vars", json.dumps({"arrived_until": until})]
+            arrived = {"arrived_until": until, "clicks_arrived_until": until}
+            command = ["run", "--select", "raw_sensor_readings+", "raw_clicks+", "--vars", json.dumps(arrived)]
             if args.full_refresh and index == 0:
                 command.append("--full-refresh")
             print(f"START {until}", flush=True)

@@ -22,6 +22,13 @@ import pytest
 from dbt_harness import PROJECT_DIR, run_dbt
 from incremental_driver import MODELS, read_tables
 from reference_incremental import MINUTE, Model, Row, count_rows, max_of_values, sum_of_values
+from test_incremental_sessions import (
+    assert_changelog_replays_to_the_table,
+    assert_session_tables_match,
+    click_arrivals,
+    expected_session_tables,
+    reference_model,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -190,7 +197,8 @@ def _run_and_kill(state_dir: Path, cut: str, delay: float) -> str:
 
 
 def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_path):
-    """Kill -9 in the middle of runs (random points), re-run, go on; compare with the reference."""
+    """Kill -9 in the middle of runs (random points), re-run, go on; compare with the reference.
+    Each run updates the tumbling, hopping and session models (the driver runs them together)."""
     if os.environ.get("SPARK_WINDOWS_TARGET", "local") != "local":
         pytest.skip("kills an embedded Spark; runs on the local target")
     seed = int(os.environ.get("SPARK_WINDOWS_CRASH_SEED", random.randrange(1_000_000)))
@@ -198,27 +206,33 @@ def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_
     state_dir = tmp_path / "state"
     source = arrivals()
     models = reference_models()
+    clicks = click_arrivals()
+    sessions = reference_model()
+
+    def run_references(cut: str) -> None:
+        for model in models.values():
+            model.run(source, _us(cut))
+        sessions.run(clicks, _us(cut))
 
     warmup = _finish(_driver(state_dir, "--seed", "--full-refresh", "--until", *CUTS[:4]))
     durations = [float(line.split()[-1]) for line in warmup.splitlines() if line.startswith("DONE")]
     for cut in CUTS[:4]:
-        for model in models.values():
-            model.run(source, _us(cut))
+        run_references(cut)
     longest = max(durations[1:])
 
     for cut in CUTS[4:8]:
         delay = rng.uniform(0.5, longest)
         _run_and_kill(state_dir, cut, delay)
         _finish(_driver(state_dir, "--until", cut))  # the scheduler runs it again
-        for model in models.values():
-            model.run(source, _us(cut))
+        run_references(cut)
 
     dump = tmp_path / "tables.json"
     _finish(_driver(state_dir, "--until", *CUTS[8:], "--dump", str(dump)))
     for cut in CUTS[8:]:
-        for model in models.values():
-            model.run(source, _us(cut))
+        run_references(cut)
     actual = json.loads(dump.read_text())
     where = f"after runs killed at random points (SPARK_WINDOWS_CRASH_SEED={seed})"
     assert_tables_match(actual, expected_tables(models), where)
     assert_state_matches(actual, models, where)
+    assert_session_tables_match(actual, expected_session_tables(sessions), where)
+    assert_changelog_replays_to_the_table(actual, where)
