@@ -4,6 +4,7 @@
     python scripts/bench.py --events 5000000 10000000 --cases wa_tumble_1m wa_hop_1h_1m
     python scripts/bench.py --driver-memory 2g --events 20000000 --runs 1
     python scripts/bench.py --incremental --events 10000000 --days 10
+    python scripts/bench.py --incremental --session --events 10000000 --days 10
 
 Generates the events once per size (Parquet, in .spark_state/bench), then times each case
 several times, interleaved, and prints the median of each and its ratio to window_aggregate's
@@ -15,7 +16,9 @@ With --incremental: the windowed_incremental model models/bench/bench_vehicles_i
 (tumbling 1 minute) through dbt in this process; times `dbt run --full-refresh` over the history
 of N events, then runs that each find 1% new rows (the events that follow, in arrival order,
 with their ingestion times), and prints the medians (the model's execution time as dbt reports
-it, and the whole dbt invocation) and their ratio.
+it, and the whole dbt invocation) and their ratio. With --session as well, the session model
+models/bench/bench_sessions_incremental.sql (gap 2 minutes) over events whose keys are drawn at
+random, so each key's events arrive as a random stream (about 4 events a session).
 """
 
 from __future__ import annotations
@@ -127,7 +130,8 @@ def incremental(args) -> int:
     configure_environment(state_dir, "local")
     os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory
     variables = '{"spark_windows_bench": true, "spark_windows_bench_source": "spark_windows.bench_events"}'
-    command = ["run", "--select", "bench_vehicles_incremental", "--vars", variables]
+    model = "bench_sessions_incremental" if args.session else "bench_vehicles_incremental"
+    command = ["run", "--select", model, "--vars", variables]
     run_dbt(["seed", "--select", "sensor_readings_arrivals"])  # opens the session and the schema
 
     from pyspark.sql import SparkSession
@@ -144,7 +148,7 @@ def incremental(args) -> int:
         return (
             spark.range(first, first + count, numPartitions=max(1, count // 1_000_000))
             .selectExpr(
-                f"cast(id % {args.keys} as string) as k",
+                f"cast({'cast(rand(5) * ' + str(args.keys) + ' as int)' if args.session else 'id % ' + str(args.keys)} as string) as k",
                 f"timestamp_micros({start_us} + id * {step} + cast(rand(7) * {step} as bigint)) as ts",
                 "case when rand(11) < 0.01 then null else cast(rand(13) * 100 as int) end as v",
             )
@@ -169,14 +173,15 @@ def incremental(args) -> int:
             "spark_windows.bench_events"
         )
         increments.append(timed([]))
-    windows = spark.sql("select count(*) from spark_windows.bench_vehicles_incremental").collect()[0][0]
+    windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
     spark.stop()
 
     def median(values, index):
         return statistics.median(value[index] for value in values)
 
     print(
-        f"\nwindowed_incremental, tumble 1 minute: {events:,} events of history, {args.keys:,} keys, "
+        f"\nwindowed_incremental, {'session gap 2 minutes' if args.session else 'tumble 1 minute'}: "
+        f"{events:,} events of history, {args.keys:,} keys, "
         f"{args.days} day(s), {batch:,} new rows per incremental run ({windows:,} windows at the end); "
         f"local[2], driver memory {args.driver_memory}; median of {args.runs} runs after one warm-up"
     )
@@ -206,6 +211,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--incremental", action="store_true", help="time the windowed_incremental model (first --events size)"
     )
+    parser.add_argument("--session", action="store_true", help="with --incremental: the session model")
     args = parser.parse_args(argv)
     if args.incremental:
         args.state_dir.mkdir(parents=True, exist_ok=True)
