@@ -264,3 +264,20 @@ def test_session_late_rows_use_their_own_window(session_renderer):
         f"(click_ts is not null and (unix_micros(cast(click_ts as timestamp)) + {10 * MINUTE}) + {20 * MINUTE}"
         f" <= {STATES['later run']['watermark_us']})"
     )
+
+
+def test_session_steps_without_group_by_render_spark_sql(session_renderer):
+    renderer = session_renderer
+    cfg = renderer.call("_sw_incremental_config", Config({**SESSION, "group_by": None}))
+    renderer.touch_answer = [0, 1, SUMMARY[5] - HOUR, SUMMARY[6]]
+    plan = renderer.call("_sw_incremental_plan", cfg, dict(STATES["later run"]), SUMMARY, SESSION_SQL, Target())
+    pending = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
+    # one stream: a row touches a session by time alone
+    assert "on true\n" in pending and "<=>" not in pending.split("from late_t")[0]
+    for sql in (
+        pending,
+        renderer.queries[-1],
+        renderer.call("_sw_incremental_session_late_sql", cfg, SESSION_SQL, Target(), plan),
+        renderer.call("_sw_incremental_session_changelog_sql", cfg, "spark_windows.pending", plan),
+    ):
+        parse(sql)

@@ -15,8 +15,7 @@
 
 {#- Group keys of `__sw_a` and `__sw_b` match (NULL matches NULL); `true` without keys. -#}
 {% macro _sw_incremental_keys_match(keys) -%}
-    true
-    {%- for column in keys %} and __sw_a.{{ column }} <=> __sw_b.{{ column }}{% endfor %}
+    {{ spark_windows._sw_incremental_match(keys) if keys else 'true' }}
 {%- endmacro %}
 
 
