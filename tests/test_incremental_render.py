@@ -38,7 +38,9 @@ class Config:
 
 
 class Target:
-    """What the SQL builders need of a dbt relation: its rendering."""
+    """What the SQL builders need of a dbt relation: its rendering and its name."""
+
+    identifier = "sensor_vehicles"
 
     def __str__(self) -> str:
         return "spark_windows.sensor_vehicles"
@@ -210,10 +212,15 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched):
     span = [SUMMARY[5] - 30 * MINUTE, SUMMARY[6] + 10 * MINUTE] if touched else [None, None]
     cfg, plan = session_plan(renderer, moment, [1, touched, *span])
     later = moment == "later run"
-    # the touch query runs only once the table exists
-    assert len(renderer.queries) == (1 if later else 0)
-    for sql in renderer.queries:
+    # the batch's rows (and, once the table exists, the sessions they can touch) are cached
+    # once; the touch query runs only once the table exists
+    views = ["__sw_batch_sensor_vehicles"] + (["__sw_candidates_sensor_vehicles"] if later else [])
+    assert [sql for sql in renderer.queries if sql.startswith("cache table")] == [f"cache table {v}" for v in views]
+    touch = [sql for sql in renderer.queries if sql.startswith("with")]
+    assert len(touch) == (1 if later else 0)
+    for sql in touch + [sql.split(" as\n", 1)[1] for sql in renderer.queries if sql.startswith("create or replace")]:
         parse(sql)
+    assert plan["batch_view"] == views[0] and plan.get("candidates_view") == (views[1] if later else None)
     assert plan["late_rows"] == SUMMARY[4] + (1 if later else 0)
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)

@@ -447,6 +447,9 @@ using parquet
         {#- partitions hold session ends: the touched sessions end in [min new time, their
             largest end], the recomputed ones by max(that, max new time + gap) -#}
         {%- do plan.update({'touched_sessions': 0, 'touched_min_start_us': none, 'touched_max_end_us': none}) -%}
+        {%- if fresh -%}
+            {%- do spark_windows._sw_incremental_session_cache(cfg, model_sql, target, plan) -%}
+        {%- endif -%}
         {%- if fresh and target_exists -%}
             {%- set touch = run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, plan)).rows[0] -%}
             {%- do plan.update({

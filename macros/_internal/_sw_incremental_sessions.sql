@@ -49,7 +49,11 @@
 {% macro _sw_incremental_session_ctes(cfg, model_sql, target, plan) -%}
     {%- set lateness_us = cfg.lateness_us -%}
 __sw_new as (
+    {%- if plan.get('batch_view') %}
+    select * from {{ plan.batch_view }}
+    {%- else %}
     {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+    {%- endif %}
 ),
 
 __sw_rows as (
@@ -60,11 +64,11 @@ __sw_rows as (
 {%- if plan.target_exists and plan.min_update_us is not none %},
 
 __sw_candidates as (
-    select {{ spark_windows._sw_incremental_session_columns(cfg) }}, is_final, window_partition
-    from {{ target }}
-    where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floor_us(plan.min_update_us, cfg.partition_us)) }}
-        and window_end >= {{ spark_windows._sw_us_literal(plan.min_update_us) }}
-        and window_start <= {{ spark_windows._sw_us_literal(plan.max_update_us + cfg.spec.gap_us) }}
+    {%- if plan.get('candidates_view') %}
+    select * from {{ plan.candidates_view }}
+    {%- else %}
+    {{ spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan) | indent(4) }}
+    {%- endif %}
 ),
 
 __sw_expired as (
@@ -105,6 +109,43 @@ __sw_accepted as (
 )
 {%- endif %}
 {%- endmacro %}
+
+
+{#- The stored sessions new rows can touch: they end at or after the earliest new time and
+    start at or before the latest new time + gap. -#}
+{% macro _sw_incremental_session_candidates_sql(cfg, target, plan) -%}
+select {{ spark_windows._sw_incremental_session_columns(cfg) }}, is_final, window_partition
+from {{ target }}
+where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floor_us(plan.min_update_us, cfg.partition_us)) }}
+    and window_end >= {{ spark_windows._sw_us_literal(plan.min_update_us) }}
+    and window_start <= {{ spark_windows._sw_us_literal(plan.max_update_us + cfg.spec.gap_us) }}
+{%- endmacro %}
+
+
+{#- The steps of a session run read the batch's rows and the candidate sessions several times
+    (each CTE reference is a scan of the input's files): both are cached once, as temporary
+    views of this connection, and `plan` names them. Dropped by _sw_incremental_session_uncache. -#}
+{% macro _sw_incremental_session_cache(cfg, model_sql, target, plan) %}
+    {%- set views = {'batch_view': '__sw_batch_' ~ target.identifier} -%}
+    {%- do run_query('create or replace temporary view ' ~ views.batch_view ~ ' as\n'
+        ~ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us)) -%}
+    {%- if plan.target_exists -%}
+        {%- do views.update({'candidates_view': '__sw_candidates_' ~ target.identifier}) -%}
+        {%- do run_query('create or replace temporary view ' ~ views.candidates_view ~ ' as\n'
+            ~ spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan)) -%}
+    {%- endif -%}
+    {%- for view in views.values() -%}
+        {%- do run_query('cache table ' ~ view) -%}
+    {%- endfor -%}
+    {%- do plan.update(views) -%}
+{% endmacro %}
+
+
+{% macro _sw_incremental_session_uncache(plan) %}
+    {%- for key in ['batch_view', 'candidates_view'] if plan.get(key) -%}
+        {%- do run_query('drop view if exists ' ~ plan[key]) -%}
+    {%- endfor -%}
+{% endmacro %}
 
 
 {#- Planning query (run once the table exists and new rows can update sessions): how many rows

@@ -123,6 +123,10 @@
         {%- endif -%}
     {%- endif -%}
 
+    {%- if plan is defined and cfg.session -%}
+        {%- do spark_windows._sw_incremental_session_uncache(plan) -%}
+    {%- endif -%}
+
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': [target]}) }}
 {% endmaterialization %}
