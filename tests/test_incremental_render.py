@@ -74,6 +74,14 @@ def config(renderer, **changes):
         ({"aggregates": {"sensor_id": "count(*)"}}, "which is a group_by column"),
         ({"aggregates": {}}, "aggregates"),
         ({"group_by": "sensor_id"}, "list of column names"),
+        (
+            {"watermark_delay": "3652060 days"},
+            "watermark_delay ('3652060 days') is longer than the whole range of Spark timestamps",
+        ),
+        (
+            {"allowed_lateness": "99999999999999 hours"},
+            "expected at most 3652059 days (315537897600000000 microseconds)",
+        ),
     ],
 )
 def test_bad_config_is_a_clear_compile_error(incremental_renderer, changes, message):
