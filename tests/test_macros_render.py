@@ -203,7 +203,14 @@ def test_durations_longer_than_the_range_of_spark_timestamps_are_compile_errors(
             "the two look swapped: step '1 hour' with size '1 day' is valid (cumulate takes step first, then size)",
         ),
         (
-            ("window_aggregate", "ev", "ts", {"type": "hop", "slide": "1 hour", "size": "10 minutes"}, [], {"n": "count(*)"}),
+            (
+                "window_aggregate",
+                "ev",
+                "ts",
+                {"type": "hop", "slide": "1 hour", "size": "10 minutes"},
+                [],
+                {"n": "count(*)"},
+            ),
             "window_aggregate (hop window): size ('10 minutes') must be a whole multiple of slide ('1 hour'), as in Flink; "
             "the two look swapped: slide '10 minutes' with size '1 hour' is valid;",
         ),

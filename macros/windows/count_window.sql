@@ -19,7 +19,7 @@
 {% macro spark__count_window(relation, order_by, size, slide=none, partition_by=none) -%}
     {%- set name = 'count_window' -%}
     {%- do spark_windows._sw_require_relation(relation, name) -%}
-    {%- set order_columns = spark_windows._sw_column_list(order_by, name, 'order_by') -%}
+    {%- set order_columns = spark_windows._sw_column_list(order_by, name, 'order_by', names=false) -%}
     {%- if order_columns | length == 0 -%}
         {{ exceptions.raise_compiler_error(
             name ~ ": order_by (" ~ order_by ~ ") must name at least one column, such as ['reading_ts']; "
@@ -32,6 +32,10 @@
                 name ~ ": order_by item ('" ~ column ~ "') must be a column name without a direction; "
                 ~ "rows are always counted in ascending order with NULLs first, so leave out asc, desc and nulls first/last") }}
         {%- endif -%}
+    {%- endfor -%}
+    {%- for column in order_columns -%}
+        {%- do spark_windows._sw_require_expression(column, name, 'order_by item',
+            "a column name or SQL expression such as 'reading_ts' or 'cast(seq as bigint)'") -%}
     {%- endfor -%}
     {%- set keys = spark_windows._sw_column_list(partition_by, name, 'partition_by') -%}
     {%- set size_n = spark_windows._sw_row_count(size, name, 'size') -%}

@@ -18,6 +18,10 @@
     {%- set spec = spark_windows._sw_window_spec(window, name) -%}
     {%- set keys = spark_windows._sw_column_list(group_by, name, 'group_by') -%}
     {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys) -%}
+    {%- for agg in aggs -%}
+        {%- do spark_windows._sw_require_expression(agg.sql, name, "aggregate '" ~ agg.name ~ "'",
+            "one aggregate call such as 'sum(car_count)' or 'count(*)'") -%}
+    {%- endfor -%}
     {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
     {%- if spec.type == 'session' or row_copy -%}
         {{ return(spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
