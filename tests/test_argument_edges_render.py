@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import sqlglot
-from macro_renderer import CompilerError
+from macro_renderer import CompilerError, MacroRenderer
 
 pytestmark = pytest.mark.fast
 
@@ -149,3 +149,27 @@ def test_quotes_comments_and_parentheses_inside_literals_or_closed_comments_are_
         assert line.strip() in sql
     sql = renderer.call("window_top_n", "(select * from w where k <> ';')", ["k"], ["coalesce(p, 0) desc"], 2)
     sqlglot.parse_one(f"select * from {sql}", read="spark")
+
+
+# --- while dbt parses the project --------------------------------------------------------
+
+BAD_WHILE_PARSING = [
+    ("tumble", "ev", "ts", "5 parsecs"),
+    ("hop", "ev", "ts", "1 hour", "10 minutes"),
+    ("cumulate", "ev", "ts; drop", "1 hour", "1 day"),
+    ("session", "ev", "ts", "10 minutes", ["k)"]),
+    ("count_window", "ev", [], 0),
+    ("calendar_window", "ev", "ts", "day", "EST"),
+    ("window_aggregate", "ev", "ts", {"type": "slide"}, [], {}),
+    ("window_top_n", "w", ["k"], [], 0),
+    ("window_deduplicate", "w", ["k"], ["ts"], "middle"),
+]
+
+
+@pytest.mark.parametrize("call", BAD_WHILE_PARSING, ids=repr)
+def test_arguments_are_checked_when_the_model_compiles_not_while_dbt_parses(renderer, call):
+    parsing = MacroRenderer(execute=False)
+    assert parsing.call(*call) == "(select 1 as __sw_parsing)"
+    with pytest.raises(CompilerError) as error:
+        renderer.call(*call)
+    assert str(error.value).startswith(f"{call[0]}: ")

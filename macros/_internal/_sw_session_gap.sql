@@ -67,7 +67,7 @@
     epoch as a TIMESTAMP_NTZ (no zone, a day is 24 hours) and the difference is read field by
     field. Rows whose gap is NULL belong to no session (like rows whose time is NULL); a
     negative gap counts as zero; a gap with a month or year part fails the query. -#}
-{% macro _sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases) -%}
+{% macro _sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns='__sw_source.*') -%}
     {%- set epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)" -%}
     select
         __sw_row,
@@ -98,7 +98,7 @@
             end as __sw_gap_span
         from (
             select
-                struct(__sw_source.*) as __sw_row,
+                struct({{ input_columns }}) as __sw_row,
                 {%- for key in keys %}
                 {{ key }} as {{ key_aliases[loop.index0] }},
                 {%- endfor %}

@@ -139,3 +139,74 @@
             ~ "expression (balanced parentheses, closed quotes and comments, no ';'): " ~ accepted) }}
     {%- endif -%}
 {% endmacro %}
+
+
+{#- What a public macro returns while dbt parses the project (`execute` is false): dbt reads
+    only the ref(), source() and config() calls of a model then, and discards the SQL. The
+    arguments are checked when the model is compiled, so a bad argument fails the models that
+    hold it (dbt compile, run, build) and not the parsing of the whole project (dbt ls, dbt
+    parse, and every other model), as dbt-utils checks its arguments under `if execute`. -#}
+{% macro _sw_parse_placeholder() %}
+    {{ return('(select 1 as __sw_parsing)') }}
+{% endmacro %}
+
+
+{#- The column names of `relation` when the macro can know them at compile time: when it is a
+    relation object (what ref() and source() return, not an ephemeral model) that exists in the
+    warehouse. None otherwise: a string (a CTE, a query), or while dbt parses the project. -#}
+{% macro _sw_relation_columns(relation) %}
+    {%- set is_relation = relation is mapping and relation.get('metadata', {}).get('type', '').endswith('Relation') -%}
+    {%- if not execute or not is_relation or relation.is_cte -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set columns = adapter.get_columns_in_relation(relation) -%}
+    {{ return((columns | map(attribute='name') | list) if columns else none) }}
+{% endmacro %}
+
+
+{#- Checks that each of `names` (column names given for `arg_name`) is one of `columns`, the
+    relation's columns (none: unknown, nothing to check). Names are compared without case, as
+    Spark does; a qualified name (e.ts) is left to Spark. -#}
+{% macro _sw_require_known_columns(relation, columns, names, macro_name, arg_name) %}
+    {%- if columns is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set known = columns | map('lower') | list -%}
+    {%- for name in names -%}
+        {%- set text = name.strip() -%}
+        {%- set plain = modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', text) is not none -%}
+        {%- set quoted = modules.re.fullmatch('`(?:[^`]|``)+`', text) is not none -%}
+        {%- set column = text if plain else (text[1:-1].replace('``', '`') if quoted else none) -%}
+        {%- if column is not none and column.lower() not in known -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": " ~ arg_name ~ " ('" ~ name ~ "') is not a column of " ~ relation
+                ~ "; expected one of its columns: " ~ columns | join(', ')) }}
+        {%- endif -%}
+    {%- endfor -%}
+{% endmacro %}
+
+
+{#- The input columns a table-valued macro returns: `alias`.* without the input's own columns
+    named like the ones the macro adds (`added`, such as window_start, window_end and
+    window_time), so windows of windows (a per-minute result grouped again into hours) have one
+    set of window columns, the new one. `columns` are the input's columns (none: unknown).
+    With a string relation the macro cannot know them: when time_col is itself one of the added
+    columns, the input surely holds one, and that is a compile error that says what to do. -#}
+{% macro _sw_input_columns(alias, relation, columns, time_col, added, macro_name) %}
+    {%- if columns is none -%}
+        {%- if relation is string and time_col.strip().strip('`').lower() in added -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": time_col ('" ~ time_col ~ "') is a window column of the input " ~ relation
+                ~ ", so the input holds windows already and its " ~ added | join(', ') ~ " would collide with the new ones. "
+                ~ "Pass the input as ref('...') or source('...', '...'): " ~ macro_name ~ " then replaces the input's window columns. "
+                ~ "Or rename them first, such as (select * except (" ~ added | join(', ') ~ "), " ~ time_col.strip()
+                ~ " as minute_time from per_minute) with time_col 'minute_time'") }}
+        {%- endif -%}
+        {{ return(alias ~ '.*') }}
+    {%- endif -%}
+    {%- set present = [] -%}
+    {%- for column in columns if column.lower() in added -%}
+        {%- do present.append(column) -%}
+    {%- endfor -%}
+    {{ return(alias ~ '.*' ~ (' except (' ~ present | join(', ') ~ ')' if present else '')) }}
+{% endmacro %}
