@@ -75,6 +75,11 @@ def config(renderer, **changes):
         ({"aggregates": {}}, "aggregates"),
         ({"group_by": "sensor_id"}, "list of column names"),
         (
+            {"group_by": ["sensor_id); drop table t; --"]},
+            "group_by item ('sensor_id); drop table t; --') is not a column name",
+        ),
+        ({"time_col": "reading_ts, 1"}, "time_col ('reading_ts, 1') is not a column name"),
+        (
             {"watermark_delay": "3652060 days"},
             "watermark_delay ('3652060 days') is longer than the whole range of Spark timestamps",
         ),
