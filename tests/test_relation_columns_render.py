@@ -64,6 +64,13 @@ def test_an_input_without_window_columns_renders_as_a_string_relation_does(rende
     )
 
 
+def test_an_ephemeral_input_whose_time_col_is_a_window_column_is_a_compile_error(renderer):
+    with pytest.raises(
+        CompilerError, match=r"hop: time_col \('window_time'\) is a window column of the input __dbt__cte__m,"
+    ):
+        renderer.call("hop", Relation("__dbt__cte__m", WINDOWS, is_cte=True), "window_time", "1 hour", "2 hours")
+
+
 @pytest.mark.parametrize("relation", [Relation("not_built_yet", []), Relation("__dbt__cte__eph", WINDOWS, True)])
 def test_relations_whose_columns_are_unknown_are_not_checked(relation):
     renderer = MacroRenderer()

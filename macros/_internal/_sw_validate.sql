@@ -151,12 +151,19 @@
 {% endmacro %}
 
 
+{#- True when `relation` is a relation object of a table or view (what ref() and source()
+    return), not a string and not an ephemeral model (a CTE), as dbt-utils recognizes one. -#}
+{% macro _sw_is_table(relation) %}
+    {%- set is_relation = relation is mapping and relation.get('metadata', {}).get('type', '').endswith('Relation') -%}
+    {{ return(is_relation and not relation.is_cte) }}
+{% endmacro %}
+
+
 {#- The column names of `relation` when the macro can know them at compile time: when it is a
     relation object (what ref() and source() return, not an ephemeral model) that exists in the
     warehouse. None otherwise: a string (a CTE, a query), or while dbt parses the project. -#}
 {% macro _sw_relation_columns(relation) %}
-    {%- set is_relation = relation is mapping and relation.get('metadata', {}).get('type', '').endswith('Relation') -%}
-    {%- if not execute or not is_relation or relation.is_cte -%}
+    {%- if not execute or not spark_windows._sw_is_table(relation) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set columns = adapter.get_columns_in_relation(relation) -%}
@@ -190,11 +197,12 @@
     named like the ones the macro adds (`added`, such as window_start, window_end and
     window_time), so windows of windows (a per-minute result grouped again into hours) have one
     set of window columns, the new one. `columns` are the input's columns (none: unknown).
-    With a string relation the macro cannot know them: when time_col is itself one of the added
-    columns, the input surely holds one, and that is a compile error that says what to do. -#}
+    With a string relation or an ephemeral model the macro cannot know them: when time_col is
+    itself one of the added columns, the input surely holds one, and that is a compile error
+    that says what to do. -#}
 {% macro _sw_input_columns(alias, relation, columns, time_col, added, macro_name) %}
     {%- if columns is none -%}
-        {%- if relation is string and time_col.strip().strip('`').lower() in added -%}
+        {%- if not spark_windows._sw_is_table(relation) and time_col.strip().strip('`').lower() in added -%}
             {{ exceptions.raise_compiler_error(
                 macro_name ~ ": time_col ('" ~ time_col ~ "') is a window column of the input " ~ relation
                 ~ ", so the input holds windows already and its " ~ added | join(', ') ~ " would collide with the new ones. "
