@@ -27,6 +27,27 @@ BAD_CALLS = [
         " {'type': 'slide', 'size': '1 minute'}, [], {'n': 'count(*)'}) }}",
         "window_aggregate: window ({'type': 'slide', 'size': '1 minute'}) must be a dict whose 'type' is tumble",
     ),
+    (
+        "select * from {{ spark_windows.hop(ref('orders'), 'order_ts', '1 hour', '10 minutes') }}",
+        "the two look swapped: slide '10 minutes' with size '1 hour' is valid (hop takes slide first, then size)",
+    ),
+    (
+        "select * from {{ spark_windows.tumble(ref('orders'), 'order_ts', '99999999999999 days') }}",
+        "tumble: size ('99999999999999 days') is longer than the whole range of Spark timestamps",
+    ),
+    (
+        "select * from {{ spark_windows.session(ref('orders'), 'order_ts', '10 minutes', partition_by=['user_id; drop']) }}",
+        "session: partition_by item ('user_id; drop') is not a column name",
+    ),
+    (
+        "select * from {{ spark_windows.tumble(ref('orders'), 'order_tz', '1 minute') }}",
+        "; expected one of its columns: order_id, customer_id, order_ts, amount",
+    ),
+    (
+        "with per_minute as (select * from {{ spark_windows.tumble(ref('orders'), 'order_ts', '1 minute') }})"
+        " select * from {{ spark_windows.tumble('per_minute', 'window_time', '5 minutes') }}",
+        "tumble: time_col ('window_time') is a window column of the input per_minute",
+    ),
 ]
 
 
