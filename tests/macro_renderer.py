@@ -43,13 +43,33 @@ def _raise_compiler_error(message):
     raise CompilerError(message)
 
 
+class Relation(dict):
+    """What ref() and source() return, as far as the macros look at it: a mapping whose metadata
+    type ends in Relation, rendered as its name. `columns` are what the adapter finds in the
+    warehouse (none: the relation is not built yet); `is_cte` marks an ephemeral model."""
+
+    def __init__(self, name: str, columns=(), is_cte: bool = False):
+        super().__init__(metadata={"type": "SparkRelation"})
+        self.name = name
+        self.columns = list(columns)
+        self.is_cte = is_cte
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class _Adapter:
     def __init__(self, renderer: MacroRenderer, adapter_type: str):
         self._renderer = renderer
         self._type = adapter_type
+        self.introspected: list[str] = []  # relations whose columns were looked up, in order
 
     def type(self) -> str:
         return self._type
+
+    def get_columns_in_relation(self, relation: Relation) -> list:
+        self.introspected.append(str(relation))
+        return [SimpleNamespace(name=name) for name in relation.columns]
 
     def dispatch(self, name: str, macro_namespace: str | None = None):
         for candidate in (f"{self._type}__{name}", f"default__{name}"):
@@ -70,7 +90,7 @@ class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
 class MacroRenderer:
     """Loads every macro file under ``macros/``; ``call(name, ...)`` renders one macro."""
 
-    def __init__(self, adapter_type: str = "spark", macro_dir: Path = MACRO_DIR):
+    def __init__(self, adapter_type: str = "spark", macro_dir: Path = MACRO_DIR, execute: bool = True):
         self.env = _Sandbox(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
         self.env.globals.update(
@@ -82,6 +102,8 @@ class MacroRenderer:
                     re=re, datetime=datetime, pytz={name: getattr(pytz, name) for name in pytz.__all__}
                 ),
                 "adapter": _Adapter(self, adapter_type),
+                # dbt's `execute`: false while it parses the project, true when it compiles a model
+                "execute": execute,
                 "spark_windows": SimpleNamespace(),
             }
         )

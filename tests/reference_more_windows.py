@@ -117,20 +117,26 @@ def day_start(day: dt.date, zone: str) -> int:
     return (midnight - EPOCH) // dt.timedelta(microseconds=1)
 
 
-def calendar_window(micros, unit: str, zone: str):
-    """(window_start, window_end, window_time) in microseconds, or None for a NULL time.
+def calendar_period(micros: int, unit: str, zone: str) -> dt.date:
+    """The local date on which the period holding `micros` begins (calendar_window's window_date).
 
     Walks the periods forward from one that begins well before `micros` (its UTC date two days
     earlier: no zone is a day and more from UTC) while the next period has begun by `micros`, so
     the window starts at the largest boundary <= micros. A period whose start equals the next
     one's (a local date the zone skipped) holds no instant and is walked past."""
-    if micros is None:
-        return None
     utc_day = (EPOCH + dt.timedelta(microseconds=micros)).date()
     period = period_start(utc_day - dt.timedelta(days=2), unit)
     assert day_start(period, zone) <= micros
     while day_start(next_period_start(period, unit), zone) <= micros:
         period = next_period_start(period, unit)
+    return period
+
+
+def calendar_window(micros, unit: str, zone: str):
+    """(window_start, window_end, window_time) in microseconds, or None for a NULL time."""
+    if micros is None:
+        return None
+    period = calendar_period(micros, unit, zone)
     start, end = day_start(period, zone), day_start(next_period_start(period, unit), zone)
     assert start <= micros < end
     return start, end, end - 1

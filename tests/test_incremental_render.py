@@ -81,6 +81,19 @@ def config(renderer, **changes):
         ({"aggregates": {"sensor_id": "count(*)"}}, "which is a group_by column"),
         ({"aggregates": {}}, "aggregates"),
         ({"group_by": "sensor_id"}, "list of column names"),
+        (
+            {"group_by": ["sensor_id); drop table t; --"]},
+            "group_by item ('sensor_id); drop table t; --') is not a column name",
+        ),
+        ({"time_col": "reading_ts, 1"}, "time_col ('reading_ts, 1') is not a column name"),
+        (
+            {"watermark_delay": "3652060 days"},
+            "watermark_delay ('3652060 days') is longer than the whole range of Spark timestamps",
+        ),
+        (
+            {"allowed_lateness": "99999999999999 hours"},
+            "expected at most 3652059 days (315537897600000000 microseconds)",
+        ),
     ],
 )
 def test_bad_config_is_a_clear_compile_error(incremental_renderer, changes, message):

@@ -151,3 +151,79 @@ def test_other_adapters_get_a_clear_error_from_the_default_branch(call):
 def test_hop_copies_each_row_into_size_over_slide_windows(renderer):
     sql = renderer.call("hop", "ev", "ts", "5 minutes", "1 hour")
     assert "sequence(cast(0 as bigint), 11)" in sql
+
+
+# --- durations beyond the range of Spark timestamps ---------------------------------------
+
+MAX_DAYS = 3_652_059  # 0001-01-01 to 10000-01-01, counted by hand: 719162 + 2932897 days
+
+
+def test_the_longest_duration_is_the_span_of_spark_timestamps(renderer):
+    assert renderer.call("_sw_duration_us", f"{MAX_DAYS} days", "m", "size") == MAX_DAYS * 86_400_000_000
+    assert renderer.call("_sw_duration_us", f"{MAX_DAYS * 24} hours", "m", "size") == 315_537_897_600_000_000
+    assert renderer.call("_sw_duration_us", f"-{MAX_DAYS} days", "m", "offset", allow_negative=True) == (
+        -315_537_897_600_000_000
+    )
+
+
+TOO_LONG = [
+    ("tumble", "ev", "ts", "99999999999999 days"),
+    ("tumble", "ev", "ts", f"{MAX_DAYS + 1} days"),
+    ("tumble", "ev", "ts", f"{MAX_DAYS * 24 * 60 + 1} minutes"),
+    ("tumble", "ev", "ts", "1 day", f"-{MAX_DAYS + 1} days"),
+    ("hop", "ev", "ts", "1 day", f"{MAX_DAYS + 1} days"),
+    ("cumulate", "ev", "ts", f"{MAX_DAYS + 1} days", "1 day"),
+    ("session", "ev", "ts", "interval 99999999999999999999 milliseconds"),
+    ("window_aggregate", "ev", "ts", {"type": "tumble", "size": f"{MAX_DAYS + 1} days"}, [], {"n": "count(*)"}),
+]
+
+
+@pytest.mark.parametrize("call", TOO_LONG, ids=repr)
+def test_durations_longer_than_the_range_of_spark_timestamps_are_compile_errors(renderer, call):
+    with pytest.raises(CompilerError) as error:
+        renderer.call(*call)
+    message = str(error.value)
+    assert "is longer than the whole range of Spark timestamps (0001-01-01 to 9999-12-31)" in message
+    assert "expected at most 3652059 days (315537897600000000 microseconds)" in message
+
+
+# --- hop and cumulate arguments given in the wrong order ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, hint",
+    [
+        (
+            ("hop", "ev", "ts", "1 hour", "10 minutes"),
+            "hop: size ('10 minutes') must be a whole multiple of slide ('1 hour'), as in Flink; the two look swapped: "
+            "slide '10 minutes' with size '1 hour' is valid (hop takes slide first, then size)",
+        ),
+        (
+            ("cumulate", "ev", "ts", "1 day", "1 hour"),
+            "the two look swapped: step '1 hour' with size '1 day' is valid (cumulate takes step first, then size)",
+        ),
+        (
+            (
+                "window_aggregate",
+                "ev",
+                "ts",
+                {"type": "hop", "slide": "1 hour", "size": "10 minutes"},
+                [],
+                {"n": "count(*)"},
+            ),
+            "window_aggregate (hop window): size ('10 minutes') must be a whole multiple of slide ('1 hour'), as in Flink; "
+            "the two look swapped: slide '10 minutes' with size '1 hour' is valid;",
+        ),
+    ],
+    ids=repr,
+)
+def test_swapped_slide_and_size_are_named_as_swapped(renderer, call, hint):
+    with pytest.raises(CompilerError) as error:
+        renderer.call(*call)
+    assert hint in str(error.value)
+
+
+def test_sizes_that_are_no_multiple_either_way_are_not_called_swapped(renderer):
+    with pytest.raises(CompilerError) as error:
+        renderer.call("hop", "ev", "ts", "7 minutes", "10 minutes")
+    assert "swapped" not in str(error.value)

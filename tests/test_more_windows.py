@@ -138,23 +138,33 @@ def utc(text: str) -> int:
     return (dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc) - ref.EPOCH) // dt.timedelta(microseconds=1)
 
 
-def calendar_rows(spark, renderer, instants, unit, zone) -> dict[int, tuple]:
-    """{id: (time, window_start, window_end, window_time)} in microseconds, from Spark."""
+def calendar_rows(spark, renderer, instants, unit, zone, dates=None) -> dict[int, tuple]:
+    """{id: (time, window_start, window_end, window_time)} in microseconds, from Spark; with a
+    dict `dates`, each row's window_date (a datetime.date) is put in it by id."""
     view = load_rows(spark, CALENDAR_COLUMNS, list(enumerate(instants)))
     sql = renderer.call("calendar_window", view, "ts", unit, zone)
     query = (
         f"select id, unix_micros(ts), unix_micros(window_start), unix_micros(window_end), "
-        f"unix_micros(window_time) from {sql}"
+        f"unix_micros(window_time), window_date from {sql}"
     )
-    return {row[0]: tuple(row[1:]) for row in spark.sql(query).collect()}
+    rows = spark.sql(query).collect()
+    if dates is not None:
+        dates.update({row[0]: row[5] for row in rows})
+    return {row[0]: tuple(row[1:5]) for row in rows}
 
 
 def assert_calendar_matches_model(spark, renderer, instants, unit, zone):
-    actual = calendar_rows(spark, renderer, instants, unit, zone)
+    dates = {}
+    actual = calendar_rows(spark, renderer, instants, unit, zone, dates)
     expected = {
         index: (time, *ref.calendar_window(time, unit, zone)) for index, time in enumerate(instants) if time is not None
     }
     assert actual == expected
+    # window_date: the local date the period begins on, from the model's walk over periods
+    expected_dates = {
+        index: ref.calendar_period(time, unit, zone) for index, time in enumerate(instants) if time is not None
+    }
+    assert dates == expected_dates
     return actual
 
 
@@ -319,7 +329,6 @@ FIXED_OFFSETS = [
     ("GMT+01:00", 60),
     ("UT-3", -3 * 60),
     ("Etc/GMT-14", 14 * 60),
-    ("EST", -5 * 60),
 ]
 
 

@@ -61,14 +61,14 @@ def calendar_calls():
     for relation, unit, zone in itertools.product(RELATIONS, units, zones):
         yield (relation, "ts", unit, zone)
     yield ("events", "ts", "day")  # time_zone defaults to UTC
-    yield ("events", "cast(event_date as timestamp)", "month", "Asia/Tokyo")
+    yield ("events", "event_date", "month", "Asia/Tokyo")  # a date column, cast to timestamp
 
 
 @pytest.mark.parametrize("call", list(calendar_calls()), ids=repr)
 def test_calendar_window_renders_spark_sql_with_the_window_columns(renderer, call):
     names = outer_projection(renderer.call("calendar_window", *call))
     assert names[0] == "*", "every input column comes first"
-    assert names[1:] == TIME_COLUMNS
+    assert names[1:] == [*TIME_COLUMNS, "window_date"]
     assert not [name for name in names if name.startswith("__sw")]
 
 
@@ -155,13 +155,13 @@ def test_calendar_window_moves_a_row_outside_its_local_dates_period(renderer, un
     sql = renderer.call("calendar_window", "ev", "ts", unit, "America/St_Johns")
     tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
     cases = {case.parent.alias: case for case in tree.find_all(exp.Case) if isinstance(case.parent, exp.Alias)}
-    assert set(cases) == {"__sw_start_us", "__sw_end_us"}
+    assert set(cases) == {"__sw_start_us", "__sw_end_us", "__sw_period"}
     conditions = [[branch.this.sql(dialect="spark") for branch in cases[name].args["ifs"]] for name in sorted(cases)]
     expected = [
         "__sw_guess.__sw_time_us < __sw_guess.__sw_start_us",
         "__sw_guess.__sw_time_us >= __sw_guess.__sw_end_us",
     ]
-    assert conditions == [expected, expected]
+    assert conditions == [expected, expected, expected]
     assert before in sql and after_next in sql
     assert "unix_micros(cast(ts as timestamp)) as __sw_time_us" in sql
 
@@ -290,7 +290,6 @@ ACCEPTED_ZONES = [
     "America/Argentina/Buenos_Aires",
     "Etc/GMT-14",
     "US/Eastern",
-    "EST",
     "GMT",
     "Z",
     "+08:00",
@@ -316,13 +315,47 @@ def test_calendar_window_accepts_tz_database_names_and_fixed_offsets(renderer, z
     assert f"'{zone}')" in renderer.call("calendar_window", "ev", "ts", "day", zone)
 
 
-def test_calendar_window_accepts_every_zone_pytz_lists_but_roc(renderer):
+# the System V names of the tz database (its file `backward` since release 2024b)
+LEGACY_ZONES = {
+    "EST": "fixed offset all year, without daylight saving time (UTC-05:00); for US Eastern time write 'America/New_York'",
+    "MST": "fixed offset all year, without daylight saving time (UTC-07:00); for US Mountain time write 'America/Denver'",
+    "HST": "fixed offset all year, without daylight saving time (UTC-10:00); for Hawaii write 'Pacific/Honolulu'",
+    "EST5EDT": "depend on the version of the tz database (since 2024b it is a link to America/New_York); write 'America/New_York'",
+    "CST6CDT": "(since 2024b it is a link to America/Chicago); write 'America/Chicago'",
+    "MST7MDT": "(since 2024b it is a link to America/Denver); write 'America/Denver'",
+    "PST8PDT": "(since 2024b it is a link to America/Los_Angeles); write 'America/Los_Angeles'",
+    "CET": "(since 2024b it is a link to Europe/Brussels); write the city, such as 'Europe/Berlin'",
+    "MET": "(since 2024b it is a link to Europe/Brussels); write the city",
+    "EET": "(since 2024b it is a link to Europe/Athens); write the city",
+    "WET": "(since 2024b it is a link to Europe/Lisbon); write the city",
+}
+
+
+@pytest.mark.parametrize("zone, advice", LEGACY_ZONES.items(), ids=list(LEGACY_ZONES))
+def test_legacy_zone_names_are_refused_with_the_iana_name_to_write(renderer, zone, advice):
+    with pytest.raises(CompilerError) as error:
+        renderer.call("calendar_window", "ev", "ts", "day", zone)
+    message = str(error.value)
+    assert message.startswith(f"calendar_window: time_zone ('{zone}') is a legacy zone name, not a place: ")
+    assert advice in message
+    assert message.endswith(
+        "Use an IANA zone name for a place, such as 'America/New_York', or a fixed offset such as '-05:00'"
+    )
+
+
+def test_calendar_window_accepts_every_zone_pytz_lists_but_roc_and_the_legacy_names(renderer):
     import pytz
 
     assert len(pytz.all_timezones) > 500
     for zone in pytz.all_timezones:
-        if zone != "ROC":
+        if zone != "ROC" and zone not in LEGACY_ZONES:
             assert renderer.call("_sw_time_zone", zone, "calendar_window") == zone
+
+
+def test_calendar_window_date_is_the_period_start_of_the_rows_period(renderer):
+    sql = renderer.call("calendar_window", "ev", "ts", "month", "Asia/Tokyo")
+    assert "__sw_bounds.__sw_period as window_date" in sql
+    assert "else __sw_guess.__sw_period_start end as __sw_period" in " ".join(sql.split())
 
 
 @pytest.mark.parametrize(

@@ -27,12 +27,21 @@
     '+08:00', '-0530', '+8', 'UTC+01:00', 'GMT-5'). Java's three-letter IDs that pytz does not
     list ('PST', 'IST', 'BST' read as Asia/Dhaka) are refused: they are ambiguous. 'ROC' is
     refused too: pytz lists it, but the JDK's tz data leaves it out, so Spark cannot read it.
+    So are the System V names the tz database keeps only for compatibility
+    (_sw_legacy_time_zones): Spark reads 'EST', 'MST' and 'HST' as fixed offsets all year,
+    which is rarely what is meant, and the others' rules depend on the tz data version.
     The check also keeps the name safe inside a SQL string literal. -#}
 {% macro _sw_time_zone(value, macro_name) %}
     {#- ZoneId.of's offsets, at most 18 hours: +h, +hh, +hh:mm, +hhmm, +hh:mm:ss, +hhmmss, and
         +h:mm, which Spark pads; optionally after UTC, GMT or UT -#}
     {%- set hours = '(?:[0-9]|0[0-9]|1[0-7])(?::[0-5][0-9](?::[0-5][0-9])?)?|(?:0[0-9]|1[0-7])[0-5][0-9](?:[0-5][0-9])?' -%}
     {%- set offset = '(?:UTC|GMT|UT)?[+-](?:' ~ hours ~ '|18(?::?00(?::?00)?)?)|Z' -%}
+    {%- set legacy = spark_windows._sw_legacy_time_zones() -%}
+    {%- if value is string and value in legacy -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": time_zone ('" ~ value ~ "') is a legacy zone name, not a place: " ~ legacy[value]
+            ~ ". Use an IANA zone name for a place, such as 'America/New_York', or a fixed offset such as '-05:00'") }}
+    {%- endif -%}
     {%- set known = value is string and ((value in modules.pytz.all_timezones_set and value != 'ROC')
         or modules.re.fullmatch(offset, value)) -%}
     {%- if not known -%}
@@ -43,6 +52,32 @@
             ~ "such as '+08:00', '-05:30' or 'Z'") }}
     {%- endif -%}
     {{ return(value) }}
+{% endmacro %}
+
+
+{#- The zone names calendar_window refuses although pytz lists them, with what to write
+    instead. EST, MST and HST are in Java's ZoneId.SHORT_IDS, which Spark uses: it reads them
+    as the fixed offsets -05:00, -07:00 and -10:00 all year, so 'EST' in July is not New York
+    time. The others (and EST, MST, HST in the tz database itself) are System V names that the
+    tz database keeps for compatibility; since its release 2024b they are links to a city
+    (EST5EDT to America/New_York, CET to Europe/Brussels, ...), before that they had rules of
+    their own that differ in the past, so their windows would depend on the JDK's tz data. -#}
+{% macro _sw_legacy_time_zones() %}
+    {%- set fixed = "Spark reads it as a fixed offset all year, without daylight saving time" -%}
+    {%- set versioned = "its rules depend on the version of the tz database (since 2024b it is a link to " -%}
+    {{ return({
+        'EST': fixed ~ " (UTC-05:00); for US Eastern time write 'America/New_York', for a fixed offset '-05:00'",
+        'MST': fixed ~ " (UTC-07:00); for US Mountain time write 'America/Denver' (or 'America/Phoenix' for Arizona), for a fixed offset '-07:00'",
+        'HST': fixed ~ " (UTC-10:00); for Hawaii write 'Pacific/Honolulu', for a fixed offset '-10:00'",
+        'EST5EDT': versioned ~ "America/New_York); write 'America/New_York'",
+        'CST6CDT': versioned ~ "America/Chicago); write 'America/Chicago'",
+        'MST7MDT': versioned ~ "America/Denver); write 'America/Denver'",
+        'PST8PDT': versioned ~ "America/Los_Angeles); write 'America/Los_Angeles'",
+        'CET': versioned ~ "Europe/Brussels); write the city, such as 'Europe/Berlin' or 'Europe/Paris'",
+        'MET': versioned ~ "Europe/Brussels); write the city, such as 'Europe/Berlin' or 'Europe/Paris'",
+        'EET': versioned ~ "Europe/Athens); write the city, such as 'Europe/Athens' or 'Europe/Helsinki'",
+        'WET': versioned ~ "Europe/Lisbon); write the city, such as 'Europe/Lisbon'",
+    }) }}
 {% endmacro %}
 
 

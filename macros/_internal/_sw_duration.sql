@@ -4,8 +4,14 @@
     The one place durations are read. Accepts '<integer> <unit>' with an optional leading
     `interval` and optional quotes around the integer (Flink's `INTERVAL '5' MINUTE`), unit one of
     millisecond, second, minute, hour, day (singular or plural, any case). Returns the duration
-    in microseconds as a Python integer, so no size can overflow at render time. `or_accepted`
-    names what else the argument may be (session's gap: an expression), for the error messages.
+    in microseconds as a Python integer. `or_accepted` names what else the argument may be
+    (session's gap: an expression), for the error messages.
+
+    No duration may be longer than the whole range of Spark timestamps, 0001-01-01 00:00 to
+    10000-01-01 00:00 UTC: 3652059 days, 315537897600000000 microseconds. A longer window,
+    offset or gap can never be useful, and up to that limit every bound the macros compute
+    (a time within that range plus or minus at most two such durations) stays far inside
+    64-bit microseconds (+-9.2e18).
 -#}
 {% macro _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none) %}
     {%- set units = {
@@ -41,6 +47,13 @@
             macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a duration; expected " ~ accepted) }}
     {%- endif -%}
     {%- set micros = (digits | int) * units[unit] -%}
+    {%- set limit_us = spark_windows._sw_max_duration_us() -%}
+    {%- if micros > limit_us -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is longer than the whole range of Spark timestamps "
+            ~ "(0001-01-01 to 9999-12-31); expected at most " ~ limit_us // units['day'] ~ " days ("
+            ~ limit_us ~ " microseconds), such as '366 days'") }}
+    {%- endif -%}
     {%- if negative and not allow_negative and micros != 0 -%}
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must not be negative; expected " ~ accepted) }}
@@ -50,6 +63,12 @@
             macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must be greater than zero; expected " ~ accepted) }}
     {%- endif -%}
     {{ return(-micros if negative else micros) }}
+{% endmacro %}
+
+
+{#- The longest duration _sw_duration_us accepts: 3652059 days, from 0001-01-01 to 10000-01-01. -#}
+{% macro _sw_max_duration_us() %}
+    {{ return(3652059 * 86400000000) }}
 {% endmacro %}
 
 
@@ -63,11 +82,18 @@
 {% endmacro %}
 
 
-{#- Checks that `size_us` is a whole multiple of `unit_us`, e.g. a hop size of its slide. -#}
+{#- Checks that `size_us` is a whole multiple of `unit_us`, e.g. a hop size of its slide. When
+    the two given the other way round would be valid (hop(..., '1 hour', '10 minutes')), the
+    message says that the macro takes `unit_name` first. -#}
 {% macro _sw_require_multiple(size, size_us, unit_name, unit, unit_us, macro_name) %}
     {%- if size_us % unit_us != 0 -%}
+        {%- set swapped = '' -%}
+        {%- if unit_us % size_us == 0 -%}
+            {%- set swapped = "; the two look swapped: " ~ unit_name ~ " '" ~ size ~ "' with size '" ~ unit ~ "' is valid"
+                ~ (" (" ~ macro_name ~ " takes " ~ unit_name ~ " first, then size)" if ' ' not in macro_name else '') -%}
+        {%- endif -%}
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": size ('" ~ size ~ "') must be a whole multiple of " ~ unit_name
-            ~ " ('" ~ unit ~ "'), as in Flink; for example size '1 hour' with " ~ unit_name ~ " '5 minutes'") }}
+            ~ " ('" ~ unit ~ "'), as in Flink" ~ swapped ~ "; for example size '1 hour' with " ~ unit_name ~ " '5 minutes'") }}
     {%- endif -%}
 {% endmacro %}

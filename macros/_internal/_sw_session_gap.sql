@@ -49,12 +49,13 @@
 {#- The gap in microseconds (a Python integer) when it is a fixed duration, none when it is an
     expression. A malformed duration is a compile error that also names the expression form. -#}
 {% macro _sw_session_gap_us(gap, macro_name) %}
-    {%- if spark_windows._sw_gap_is_expression(gap) -%}
-        {{ return(none) }}
-    {%- endif -%}
     {%- set or_accepted -%}
         a SQL expression giving each row's gap as an interval, such as "case when channel = 'mobile' then interval 30 minutes else interval 10 minutes end" or a column name (a string is read as an expression only when it holds more than '<integer> <unit>': parentheses, operators, several words, or a lone column name)
     {%- endset -%}
+    {%- if spark_windows._sw_gap_is_expression(gap) -%}
+        {%- do spark_windows._sw_require_expression(gap, macro_name, 'gap', 'a fixed duration such as \'10 minutes\', or ' ~ or_accepted) -%}
+        {{ return(none) }}
+    {%- endif -%}
     {{ return(spark_windows._sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted)) }}
 {% endmacro %}
 
@@ -66,7 +67,7 @@
     epoch as a TIMESTAMP_NTZ (no zone, a day is 24 hours) and the difference is read field by
     field. Rows whose gap is NULL belong to no session (like rows whose time is NULL); a
     negative gap counts as zero; a gap with a month or year part fails the query. -#}
-{% macro _sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases) -%}
+{% macro _sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns='__sw_source.*') -%}
     {%- set epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)" -%}
     select
         __sw_row,
@@ -97,7 +98,7 @@
             end as __sw_gap_span
         from (
             select
-                struct(__sw_source.*) as __sw_row,
+                struct({{ input_columns }}) as __sw_row,
                 {%- for key in keys %}
                 {{ key }} as {{ key_aliases[loop.index0] }},
                 {%- endfor %}

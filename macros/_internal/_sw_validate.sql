@@ -1,11 +1,43 @@
 {#- Argument checks shared by the public macros. Each raises a compile error that names the
-    macro, the argument, the value received and what is accepted. -#}
+    macro, the argument, the value received and what is accepted.
+
+    Nothing a macro renders may reach beyond its own place in the SQL: column arguments must be
+    column names (_sw_is_column_name), and the arguments that are SQL by design (a string
+    relation, order terms, aggregate calls, a session's gap expression) must be self-contained
+    expressions (_sw_require_expression). -#}
 
 {% macro _sw_require_relation(relation, macro_name) %}
     {%- if relation is none or (relation is string and relation.strip() == '') -%}
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": relation is empty; pass ref('...'), source('...', '...') or the name of a table or CTE") }}
     {%- endif -%}
+    {#- a string is a table or CTE name, or one parenthesized query: nothing may follow it -#}
+    {%- set accepted = "ref('...'), source('...', '...'), the name of a table or CTE (events, `db`.`events`), "
+        ~ "or one query in parentheses ((select * from events where ...))" -%}
+    {%- set text = relation.strip() if relation is string else '' -%}
+    {%- if relation is string and not spark_windows._sw_is_column_name(text) -%}
+        {%- if not (text.startswith('(') and text.endswith(')')) -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": relation ('" ~ relation ~ "') is neither a table name nor a query in parentheses; expected " ~ accepted) }}
+        {%- endif -%}
+        {#- the inside must balance on its own, so the first parenthesis closes at the end -#}
+        {%- do spark_windows._sw_require_expression(text[1:-1], macro_name, 'relation', accepted, shown=relation) -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- What a column argument accepts, for the messages. -#}
+{% macro _sw_column_name_rule() %}
+    {{ return("letters, digits and underscores, not starting with a digit, or any name in backticks "
+        ~ "(`event time`), optionally after a table name and a dot (e.event_ts)") }}
+{% endmacro %}
+
+
+{#- True when `value` is a column reference: one or more parts separated by dots, each a plain
+    name ([A-Za-z_][A-Za-z0-9_]*) or a name in backticks (a backtick inside it doubled). -#}
+{% macro _sw_is_column_name(value) %}
+    {%- set part = '(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)' -%}
+    {{ return(value is string and modules.re.fullmatch(part ~ '(?:[.]' ~ part ~ ')*', value.strip()) is not none) }}
 {% endmacro %}
 
 
@@ -15,11 +47,17 @@
             macro_name ~ ": " ~ arg_name ~ " (" ~ (value if value is not string else "'" ~ value ~ "'")
             ~ ") must be a column name given as a non-empty string, such as 'event_ts'") }}
     {%- endif -%}
+    {%- if not spark_windows._sw_is_column_name(value) -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a column name; expected a column name such as 'event_ts': "
+            ~ spark_windows._sw_column_name_rule() ~ ". Compute other values in a CTE first") }}
+    {%- endif -%}
 {% endmacro %}
 
 
-{#- Returns the list of column names, [] for none. A bare string is refused, not split into letters. -#}
-{% macro _sw_column_list(value, macro_name, arg_name) %}
+{#- Returns the list of column names, [] for none. A bare string is refused, not split into
+    letters. With names=false the items may be anything non-blank (the caller checks them). -#}
+{% macro _sw_column_list(value, macro_name, arg_name, names=true) %}
     {%- if value is none -%}
         {{ return([]) }}
     {%- endif -%}
@@ -29,5 +67,154 @@
             macro_name ~ ": " ~ arg_name ~ " (" ~ (value if value is not string else "'" ~ value ~ "'")
             ~ ") must be a list of column names, such as ['user_id'] or ['tenant', 'user_id']") }}
     {%- endif -%}
+    {%- for item in value if names and not spark_windows._sw_is_column_name(item) -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " item ('" ~ item ~ "') is not a column name; expected a list of column names, "
+            ~ "such as ['user_id'] or ['tenant', 'user_id'], each " ~ spark_windows._sw_column_name_rule()
+            ~ ". Compute other values in a CTE first") }}
+    {%- endfor -%}
     {{ return(value | list) }}
+{% endmacro %}
+
+
+{#- Checks that the SQL text `value` (a string) stays within its own expression: outside string
+    literals ('...', "...", a backslash escaping the next character), quoted names (`...`) and
+    comments, its parentheses balance and never close more than they opened, it holds no `;`,
+    every quote is closed, and every comment ends inside it (a -- comment at a line break, a
+    /* comment at */), so it cannot hide what the macro writes after it. `accepted` says what
+    the argument is, for the message; `shown` is the value to show when `value` is part of it. -#}
+{% macro _sw_require_expression(value, macro_name, arg_name, accepted, shown=none) %}
+    {%- set state = namespace(quote=none, comment=none, escaped=false, depth=0, previous='', problem=none) -%}
+    {%- for char in value if state.problem is none -%}
+        {%- set pair = state.previous ~ char -%}
+        {%- set state.previous = char -%}
+        {%- if state.comment == '--' -%}
+            {%- if char == '\n' -%}
+                {%- set state.comment = none -%}
+            {%- endif -%}
+        {%- elif state.comment == '/*' -%}
+            {%- if pair == '*/' -%}
+                {%- set state.comment = none -%}
+                {%- set state.previous = '' -%}
+            {%- endif -%}
+        {%- elif state.quote is not none -%}
+            {%- if state.escaped -%}
+                {%- set state.escaped = false -%}
+            {%- elif char == '\\' and state.quote != '`' -%}
+                {%- set state.escaped = true -%}
+            {%- elif char == state.quote -%}
+                {%- set state.quote = none -%}
+                {%- set state.previous = '' -%}
+            {%- endif -%}
+        {%- elif pair in ['--', '/*'] -%}
+            {%- set state.comment = pair -%}
+            {%- set state.previous = '' -%}
+        {%- elif pair == '*/' -%}
+            {%- set state.problem = "closes a comment (*/) it did not open" -%}
+        {%- elif char in ["'", '"', '`'] -%}
+            {%- set state.quote = char -%}
+        {%- elif char == '(' -%}
+            {%- set state.depth = state.depth + 1 -%}
+        {%- elif char == ')' -%}
+            {%- set state.depth = state.depth - 1 -%}
+            {%- if state.depth < 0 -%}
+                {%- set state.problem = "closes a parenthesis it did not open" -%}
+            {%- endif -%}
+        {%- elif char == ';' -%}
+            {%- set state.problem = "holds a ';'" -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if state.problem is none and state.comment == '--' -%}
+        {%- set state.problem = "ends inside a -- comment (end it with a line break)" -%}
+    {%- elif state.problem is none and state.comment == '/*' -%}
+        {%- set state.problem = "leaves a /* comment open" -%}
+    {%- elif state.problem is none and state.quote is not none -%}
+        {%- set state.problem = "leaves a quote (" ~ state.quote ~ ") open" -%}
+    {%- elif state.problem is none and state.depth > 0 -%}
+        {%- set state.problem = "leaves a parenthesis open" -%}
+    {%- endif -%}
+    {%- if state.problem is not none -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ (value if shown is none else shown) ~ "') " ~ state.problem ~ "; it must be one self-contained SQL "
+            ~ "expression (balanced parentheses, closed quotes and comments, no ';'): " ~ accepted) }}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- What a public macro returns while dbt parses the project (`execute` is false): dbt reads
+    only the ref(), source() and config() calls of a model then, and discards the SQL. The
+    arguments are checked when the model is compiled, so a bad argument fails the models that
+    hold it (dbt compile, run, build) and not the parsing of the whole project (dbt ls, dbt
+    parse, and every other model), as dbt-utils checks its arguments under `if execute`. -#}
+{% macro _sw_parse_placeholder() %}
+    {{ return('(select 1 as __sw_parsing)') }}
+{% endmacro %}
+
+
+{#- True when `relation` is a relation object of a table or view (what ref() and source()
+    return), not a string and not an ephemeral model (a CTE), as dbt-utils recognizes one. -#}
+{% macro _sw_is_table(relation) %}
+    {%- set is_relation = relation is mapping and relation.get('metadata', {}).get('type', '').endswith('Relation') -%}
+    {{ return(is_relation and not relation.is_cte) }}
+{% endmacro %}
+
+
+{#- The column names of `relation` when the macro can know them at compile time: when it is a
+    relation object (what ref() and source() return, not an ephemeral model) that exists in the
+    warehouse. None otherwise: a string (a CTE, a query), or while dbt parses the project. -#}
+{% macro _sw_relation_columns(relation) %}
+    {%- if not execute or not spark_windows._sw_is_table(relation) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set columns = adapter.get_columns_in_relation(relation) -%}
+    {{ return((columns | map(attribute='name') | list) if columns else none) }}
+{% endmacro %}
+
+
+{#- Checks that each of `names` (column names given for `arg_name`) is one of `columns`, the
+    relation's columns (none: unknown, nothing to check). Names are compared without case, as
+    Spark does; a qualified name (e.ts) is left to Spark. -#}
+{% macro _sw_require_known_columns(relation, columns, names, macro_name, arg_name) %}
+    {%- if columns is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set known = columns | map('lower') | list -%}
+    {%- for name in names -%}
+        {%- set text = name.strip() -%}
+        {%- set plain = modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', text) is not none -%}
+        {%- set quoted = modules.re.fullmatch('`(?:[^`]|``)+`', text) is not none -%}
+        {%- set column = text if plain else (text[1:-1].replace('``', '`') if quoted else none) -%}
+        {%- if column is not none and column.lower() not in known -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": " ~ arg_name ~ " ('" ~ name ~ "') is not a column of " ~ relation
+                ~ "; expected one of its columns: " ~ columns | join(', ')) }}
+        {%- endif -%}
+    {%- endfor -%}
+{% endmacro %}
+
+
+{#- The input columns a table-valued macro returns: `alias`.* without the input's own columns
+    named like the ones the macro adds (`added`, such as window_start, window_end and
+    window_time), so windows of windows (a per-minute result grouped again into hours) have one
+    set of window columns, the new one. `columns` are the input's columns (none: unknown).
+    With a string relation or an ephemeral model the macro cannot know them: when time_col is
+    itself one of the added columns, the input surely holds one, and that is a compile error
+    that says what to do. -#}
+{% macro _sw_input_columns(alias, relation, columns, time_col, added, macro_name) %}
+    {%- if columns is none -%}
+        {%- if not spark_windows._sw_is_table(relation) and time_col.strip().strip('`').lower() in added -%}
+            {{ exceptions.raise_compiler_error(
+                macro_name ~ ": time_col ('" ~ time_col ~ "') is a window column of the input " ~ relation
+                ~ ", so the input holds windows already and its " ~ added | join(', ') ~ " would collide with the new ones. "
+                ~ "Pass the input as ref('...') or source('...', '...'): " ~ macro_name ~ " then replaces the input's window columns. "
+                ~ "Or rename them first, such as (select * except (" ~ added | join(', ') ~ "), " ~ time_col.strip()
+                ~ " as minute_time from per_minute) with time_col 'minute_time'") }}
+        {%- endif -%}
+        {{ return(alias ~ '.*') }}
+    {%- endif -%}
+    {%- set present = [] -%}
+    {%- for column in columns if column.lower() in added -%}
+        {%- do present.append(column) -%}
+    {%- endfor -%}
+    {{ return(alias ~ '.*' ~ (' except (' ~ present | join(', ') ~ ')' if present else '')) }}
 {% endmacro %}

@@ -23,6 +23,7 @@
     {%- endif -%}
     {%- set terms = [] -%}
     {%- for item in value -%}
+        {%- do spark_windows._sw_require_expression(item, macro_name, arg_name ~ ' item', accepted) -%}
         {%- set words = item.lower().split() -%}
         {%- set state = namespace(end=words | length, direction=false) -%}
         {%- if state.end >= 2 and words[state.end - 2] == 'nulls' and words[state.end - 1] in ['first', 'last'] -%}

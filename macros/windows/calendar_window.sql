@@ -1,8 +1,15 @@
 {#- CALENDAR_WINDOW: windows that follow the wall calendar of a time zone: local days, ISO
     weeks (Monday to Monday), months, quarters or years. window_start and window_end are the
     instants at which the local period begins and ends, so a day is 23 or 25 hours long when
-    the clocks change. A row whose time is NULL belongs to no window. -#}
+    the clocks change. window_date is the local date on which the period begins (a date: the
+    day, the Monday of the week, the first day of the month, quarter or year), to group by or
+    show. A row whose time is NULL belongs to no window. -#}
 {% macro calendar_window(relation, time_col, unit, time_zone='UTC') -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('calendar_window', 'spark_windows')(relation, time_col, unit, time_zone)) }}
 {%- endmacro %}
 
@@ -27,10 +34,15 @@
     {%- set zone = spark_windows._sw_time_zone(time_zone, name) -%}
     {%- set before = '__sw_guess.__sw_time_us < __sw_guess.__sw_start_us' -%}
     {%- set after = '__sw_guess.__sw_time_us >= __sw_guess.__sw_end_us' -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], name, 'time_col') -%}
+    {%- set input_columns = spark_windows._sw_input_columns('__sw_source', relation, columns, time_col,
+        ['window_start', 'window_end', 'window_time', 'window_date'], name) -%}
 (
     select
         __sw_bounds.__sw_row.*,
-        {{ spark_windows._sw_window_columns('__sw_bounds.__sw_start_us', '__sw_bounds.__sw_end_us') }}
+        {{ spark_windows._sw_window_columns('__sw_bounds.__sw_start_us', '__sw_bounds.__sw_end_us') }},
+        __sw_bounds.__sw_period as window_date
     from (
         select
             __sw_row,
@@ -43,7 +55,12 @@
                 when {{ before }} then __sw_guess.__sw_start_us
                 when {{ after }} then {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, 2), zone) }}
                 else __sw_guess.__sw_end_us
-            end as __sw_end_us
+            end as __sw_end_us,
+            case
+                when {{ before }} then {{ spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, -1) }}
+                when {{ after }} then {{ spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit) }}
+                else __sw_guess.__sw_period_start
+            end as __sw_period
         from (
             select
                 __sw_row,
@@ -53,7 +70,7 @@
                 {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start('__sw_period_start', unit), zone) }} as __sw_end_us
             from (
                 select
-                    struct(__sw_source.*) as __sw_row,
+                    struct({{ input_columns }}) as __sw_row,
                     unix_micros(cast({{ time_col }} as timestamp)) as __sw_time_us,
                     {{ spark_windows._sw_period_start(spark_windows._sw_local_date(time_col, zone), unit) }} as __sw_period_start
                 from {{ relation }} as __sw_source

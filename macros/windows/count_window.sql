@@ -7,6 +7,11 @@
     size). A window fires only when its last row exists: trailing rows that do not reach the
     next window end belong to no window. Rows are copied into every window that holds them. -#}
 {% macro count_window(relation, order_by, size, slide=none, partition_by=none) -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('count_window', 'spark_windows')(relation, order_by, size, slide, partition_by)) }}
 {%- endmacro %}
 
@@ -19,7 +24,7 @@
 {% macro spark__count_window(relation, order_by, size, slide=none, partition_by=none) -%}
     {%- set name = 'count_window' -%}
     {%- do spark_windows._sw_require_relation(relation, name) -%}
-    {%- set order_columns = spark_windows._sw_column_list(order_by, name, 'order_by') -%}
+    {%- set order_columns = spark_windows._sw_column_list(order_by, name, 'order_by', names=false) -%}
     {%- if order_columns | length == 0 -%}
         {{ exceptions.raise_compiler_error(
             name ~ ": order_by (" ~ order_by ~ ") must name at least one column, such as ['reading_ts']; "
@@ -33,9 +38,16 @@
                 ~ "rows are always counted in ascending order with NULLs first, so leave out asc, desc and nulls first/last") }}
         {%- endif -%}
     {%- endfor -%}
+    {%- for column in order_columns -%}
+        {%- do spark_windows._sw_require_expression(column, name, 'order_by item',
+            "a column name or SQL expression such as 'reading_ts' or 'cast(seq as bigint)'") -%}
+    {%- endfor -%}
     {%- set keys = spark_windows._sw_column_list(partition_by, name, 'partition_by') -%}
     {%- set size_n = spark_windows._sw_row_count(size, name, 'size') -%}
     {%- set slide_n = size_n if slide is none else spark_windows._sw_row_count(slide, name, 'slide') -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, order_columns, name, 'order_by') -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, keys, name, 'partition_by') -%}
     {%- set key_aliases = [] -%}
     {%- for key in keys -%}
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}

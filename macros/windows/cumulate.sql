@@ -1,6 +1,11 @@
 {#- CUMULATE: windows that start at each tumbling boundary of `size` and end every `step`
     until `size`, as Flink SQL's CUMULATE (step first). -#}
 {% macro cumulate(relation, time_col, step, size, offset=none) -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('cumulate', 'spark_windows')(relation, time_col, step, size, offset)) }}
 {%- endmacro %}
 
@@ -24,9 +29,11 @@
     {%- set first_step -%}
         (({{ ts_us }} - {{ start_us }}) div {{ step_us }} + 1)
     {%- endset -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'cumulate', 'time_col') -%}
 (
     select
-        __sw_source.*,
+        {{ spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'cumulate') }},
         {{ spark_windows._sw_window_columns(start_us, start_us ~ ' + __sw_cumulate_step * ' ~ step_us) }}
     from {{ relation }} as __sw_source
     lateral view explode(sequence({{ first_step }}, cast({{ size_us // step_us }} as bigint))) __sw_cumulate as __sw_cumulate_step

@@ -2,6 +2,11 @@
     Each row is copied into its size/slide windows; for large ratios, window_aggregate
     computes the same aggregates without the copies. -#}
 {% macro hop(relation, time_col, slide, size, offset=none) -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('hop', 'spark_windows')(relation, time_col, slide, size, offset)) }}
 {%- endmacro %}
 
@@ -23,9 +28,11 @@
     {%- set start_us -%}
         ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(time_col), slide_us, offset_us) }} - __sw_hop_index * {{ slide_us }})
     {%- endset -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'hop', 'time_col') -%}
 (
     select
-        __sw_source.*,
+        {{ spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'hop') }},
         {{ spark_windows._sw_window_columns(start_us, start_us ~ ' + ' ~ size_us) }}
     from {{ relation }} as __sw_source
     lateral view explode(sequence(cast(0 as bigint), {{ size_us // slide_us - 1 }})) __sw_hop as __sw_hop_index

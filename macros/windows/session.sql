@@ -3,6 +3,11 @@
     window_end is the session's last time + gap. `gap` may also be a SQL expression evaluated
     per row (Flink's dynamic gap): see macros/_internal/_sw_session_gap.sql. -#}
 {% macro session(relation, time_col, gap, partition_by=none) -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('session', 'spark_windows')(relation, time_col, gap, partition_by)) }}
 {%- endmacro %}
 
@@ -22,12 +27,16 @@
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
     {%- endfor -%}
     {%- set partition_clause = ('partition by ' ~ key_aliases | join(', ')) if keys else '' -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'session', 'time_col') -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, keys, 'session', 'partition_by') -%}
+    {%- set input_columns = spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'session') -%}
     {%- if gap_us is none -%}
-        {%- set rows_sql = spark_windows._sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases) -%}
+        {%- set rows_sql = spark_windows._sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns) -%}
     {%- else -%}
         {%- set rows_sql -%}
     select
-        struct(__sw_source.*) as __sw_row,
+        struct({{ input_columns }}) as __sw_row,
         {%- for key in keys %}
         {{ key }} as {{ key_aliases[loop.index0] }},
         {%- endfor %}

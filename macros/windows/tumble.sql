@@ -1,5 +1,10 @@
 {#- TUMBLE: fixed-size, non-overlapping windows, as Flink SQL's TUMBLE table-valued function. -#}
 {% macro tumble(relation, time_col, size, offset=none) -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('tumble', 'spark_windows')(relation, time_col, size, offset)) }}
 {%- endmacro %}
 
@@ -15,9 +20,11 @@
     {%- set size_us = spark_windows._sw_duration_us(size, 'tumble', 'size') -%}
     {%- set offset_us = spark_windows._sw_offset_us(offset, size_us, 'tumble') -%}
     {%- set start_us = spark_windows._sw_align_us(spark_windows._sw_ts_us(time_col), size_us, offset_us) -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'tumble', 'time_col') -%}
 (
     select
-        __sw_source.*,
+        {{ spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'tumble') }},
         {{ spark_windows._sw_window_columns(start_us, start_us ~ ' + ' ~ size_us) }}
     from {{ relation }} as __sw_source
     where {{ time_col }} is not null

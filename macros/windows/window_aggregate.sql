@@ -2,6 +2,11 @@
     merges slices per window, so hop and cumulate cost about what tumble costs, whatever
     size/slide. Same results as the table-valued macro followed by GROUP BY. -#}
 {% macro window_aggregate(relation, time_col, window, group_by, aggregates) -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('window_aggregate', 'spark_windows')(relation, time_col, window, group_by, aggregates)) }}
 {%- endmacro %}
 
@@ -18,6 +23,13 @@
     {%- set spec = spark_windows._sw_window_spec(window, name) -%}
     {%- set keys = spark_windows._sw_column_list(group_by, name, 'group_by') -%}
     {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys) -%}
+    {%- for agg in aggs -%}
+        {%- do spark_windows._sw_require_expression(agg.sql, name, "aggregate '" ~ agg.name ~ "'",
+            "one aggregate call such as 'sum(car_count)' or 'count(*)'") -%}
+    {%- endfor -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], name, 'time_col') -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, keys, name, 'group_by') -%}
     {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
     {%- if spec.type == 'session' or row_copy -%}
         {{ return(spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}

@@ -4,6 +4,11 @@
     order_by values are ordered by the row's JSON text (ascending for 'first', descending for
     'last'), so the row kept is deterministic. -#}
 {% macro window_deduplicate(relation, partition_by, order_by, keep='first') -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('window_deduplicate', 'spark_windows')(relation, partition_by, order_by, keep)) }}
 {%- endmacro %}
 
@@ -26,6 +31,9 @@
             ~ "of each window and key (Flink's ORDER BY ... ASC), 'last' the one with the largest (DESC)") }}
     {%- endif -%}
     {%- set direction = 'asc' if which == 'first' else 'desc' -%}
+    {%- set relation_columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, relation_columns, keys, name, 'partition_by') -%}
+    {%- do spark_windows._sw_require_known_columns(relation, relation_columns, columns, name, 'order_by') -%}
     {%- set order_terms = [] -%}
     {%- for column in columns -%}
         {%- do order_terms.append(column ~ ' ' ~ direction ~ ' nulls last') -%}

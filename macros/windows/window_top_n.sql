@@ -3,6 +3,11 @@
     with rownum <= n). Rows with equal order_by values are ordered by the row's JSON text, so
     exactly min(n, rows) rows are kept and which ones is deterministic. -#}
 {% macro window_top_n(relation, partition_by, order_by, n) -%}
+    {#- checked and rendered when the model is compiled, not while dbt parses the project:
+        a bad argument then fails only the models that hold it -#}
+    {%- if not execute -%}
+        {{ return(spark_windows._sw_parse_placeholder()) }}
+    {%- endif -%}
     {{ return(adapter.dispatch('window_top_n', 'spark_windows')(relation, partition_by, order_by, n)) }}
 {%- endmacro %}
 
@@ -18,5 +23,7 @@
     {%- set keys = spark_windows._sw_column_list(partition_by, name, 'partition_by') -%}
     {%- set order_terms = spark_windows._sw_order_terms(order_by, name, 'order_by') -%}
     {%- set top = spark_windows._sw_row_count(n, name, 'n') -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_require_known_columns(relation, columns, keys, name, 'partition_by') -%}
     {{ spark_windows._sw_keep_ranked_rows(relation, keys, order_terms, top, 'asc', 'rownum') }}
 {%- endmacro %}

@@ -4,17 +4,18 @@ with
 
 daily as (
     select
+        window_date,
         window_start,
         window_end,
         count(*) as orders,
         sum(amount_cents) as amount_cents
     from {{ spark_windows.calendar_window(ref('orders_new_york'), 'ordered_at', 'day', 'America/New_York') }}
-    group by window_start, window_end
+    group by window_date, window_start, window_end
 ),
 
 labelled as (
     select
-        to_date(from_utc_timestamp(window_start, 'America/New_York')) as order_date,
+        window_date as order_date,
         window_start,
         window_end,
         (unix_seconds(window_end) - unix_seconds(window_start)) div 3600 as day_hours,
