@@ -48,14 +48,14 @@
 
 {#- The gap in microseconds (a Python integer) when it is a fixed duration, none when it is an
     expression. A malformed duration is a compile error that also names the expression form. -#}
-{% macro _sw_session_gap_us(gap, macro_name) %}
+{% macro _sw_session_gap_us(gap, macro_name, errors=none) %}
     {%- if spark_windows._sw_gap_is_expression(gap) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set or_accepted -%}
         a SQL expression giving each row's gap as an interval, such as "case when channel = 'mobile' then interval 30 minutes else interval 10 minutes end" or a column name (a string is read as an expression only when it holds more than '<integer> <unit>': parentheses, operators, several words, or a lone column name)
     {%- endset -%}
-    {{ return(spark_windows._sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted)) }}
+    {{ return(spark_windows._sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted, errors=errors)) }}
 {% endmacro %}
 
 
