@@ -50,8 +50,9 @@ KEPT = ["page_clicks", "page_clicks__late", "page_clicks__changelog", "page_clic
 def project(tmp_path_factory, dbt_target) -> dict:
     if dbt_target != "local":
         pytest.skip("reads table folders and the Spark session of the local target")
-    configure_environment(PROJECT_DIR / ".spark_state" / f"tests-{dbt_target}", dbt_target)
     root = tmp_path_factory.mktemp("incremental_configs")
+    # its own metastore when this module starts Spark (one already running is reused)
+    configure_environment(root / "state", dbt_target)
     (root / "models").mkdir()
     (root / "dbt_project.yml").write_text(
         textwrap.dedent("""
@@ -82,7 +83,11 @@ def project(tmp_path_factory, dbt_target) -> dict:
     from pyspark.sql import SparkSession
 
     lake = root / "lake"
-    return {"root": root, "lake": lake, "spark": lambda: SparkSession.getActiveSession()}
+    return {
+        "root": root,
+        "lake": lake,
+        "spark": lambda: SparkSession.getActiveSession() or SparkSession.builder.getOrCreate(),
+    }
 
 
 def run(project: dict, until: str, expect_pass: bool = True, full_refresh: bool = False, **variables):
@@ -115,12 +120,14 @@ def test_first_run_keeps_its_tables_under_location_root_with_docs_and_properties
     for table in KEPT:
         info = table_info(project, table)
         assert info["Location"] == f"file:{lake / table}", table
-        assert (lake / table).is_dir() and any((lake / table).rglob("*.parquet")), table
+        assert (lake / table).is_dir(), table
         properties = dict(sql(project, f"show tblproperties {SCHEMA}.{table}"))
         assert properties.get("owner_team") == "traffic", (table, properties)
     # persist_docs={'relation': true}: the model's description is the table's comment
     assert table_info(project, "page_clicks")["Comment"] == DESCRIPTION
     assert sql(project, f"select page, clicks from {SCHEMA}.page_clicks") == [("home", 1)]
+    for table in ["page_clicks", "page_clicks__changelog", "page_clicks__state"]:
+        assert any((lake / table).rglob("*.parquet")), f"{table} has no data files under location_root"
     # the staging table is dropped and lives in the default location, not under location_root
     assert sorted(path.name for path in lake.iterdir()) == sorted(KEPT)
     # every table it keeps is handed to dbt's cache (the old version handed over the first only)
