@@ -103,6 +103,156 @@ def test_bad_config_is_a_clear_compile_error(incremental_renderer, changes, mess
     assert message in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        (
+            {"file_format": "delta"},
+            "file_format ('delta') is not supported; the only accepted file_format is 'parquet'",
+        ),
+        ({"file_format": "iceberg"}, "the pyspark wheel does not include"),
+        ({"file_format": "hudi"}, "overwriting whole partitions of Parquet tables"),
+        (
+            {"partition_by": ["sensor_id"]},
+            "partition_by (['sensor_id']) is not taken; the table is partitioned by window_partition",
+        ),
+        ({"clustered_by": ["sensor_id"]}, "clustered_by (['sensor_id']) is not taken"),
+        ({"options": {"compression": "zstd"}}, "spark.sql.parquet.compression.codec"),
+        ({"location_root": ""}, "location_root ('') must be a folder path"),
+        ({"tblproperties": "owner=traffic"}, "tblproperties (owner=traffic) must be a dict"),
+        ({"persist_docs": True}, "persist_docs (True) must be a dict"),
+    ],
+)
+def test_table_configs_it_cannot_honour_are_refused(incremental_renderer, changes, message):
+    with pytest.raises(CompilerError) as error:
+        config(incremental_renderer, **changes)
+    assert str(error.value).startswith("windowed_incremental: 1 problem in the model's config; nothing was run:\n- ")
+    assert message in str(error.value)
+
+
+def test_table_configs_it_honours_are_accepted(incremental_renderer):
+    config(
+        incremental_renderer,
+        file_format="parquet",
+        location_root="/data/windows",
+        tblproperties={"owner_team": "traffic"},
+        persist_docs={"relation": True},
+        grants={"select": ["analysts"]},
+    )
+
+
+def test_every_config_problem_is_reported_in_one_message(incremental_renderer):
+    with pytest.raises(CompilerError) as error:
+        config(
+            incremental_renderer,
+            time_col=None,
+            window={"type": "hop", "slide": "7 minutes", "size": "1 hour"},
+            group_by="sensor_id",
+            aggregates={"is_final": "count(*)"},
+            watermark_delay="-5 minutes",
+            allowed_lateness="soon",
+            partition_size="0 days",
+            emit="upserts",
+            file_format="delta",
+            partition_by="sensor_id",
+        )
+    problems = str(error.value).split("\n- ")
+    assert problems[0] == "windowed_incremental: 10 problems in the model's config; nothing was run:"
+    expected = [
+        "windowed_incremental: time_col (None) must be a column name",
+        "windowed_incremental (hop window): size ('1 hour') must be a whole multiple of slide ('7 minutes')",
+        "windowed_incremental: group_by ('sensor_id') must be a list of column names",
+        "windowed_incremental: aggregate name 'is_final' is taken by a column the materialization adds",
+        "windowed_incremental: watermark_delay ('-5 minutes') must not be negative",
+        "windowed_incremental: allowed_lateness ('soon') is not a duration",
+        "windowed_incremental: partition_size ('0 days') must be greater than zero",
+        "windowed_incremental: emit ('upserts') must be 'changelog' or left out",
+        "windowed_incremental: file_format ('delta') is not supported",
+        "windowed_incremental: partition_by (sensor_id) is not taken",
+    ]
+    assert len(problems) == len(expected) + 1
+    for problem, start in zip(problems[1:], expected):
+        assert problem.startswith(start), (problem, start)
+
+
+def test_a_missing_and_a_bad_setting_are_reported_together(incremental_renderer):
+    with pytest.raises(CompilerError) as error:
+        config(incremental_renderer, ingestion_time_col=None, watermark_delay=None,
+               window={"type": "session", "gap": "coalesce(gap, interval 5 minutes)"})  # fmt: skip
+    text = str(error.value)
+    assert text.startswith("windowed_incremental: 3 problems")
+    assert "ingestion_time_col (None) must be a column name" in text
+    assert "needs one fixed gap" in text
+    assert "watermark_delay is missing" in text
+
+
+STORED = {
+    "time_col": "reading_ts",
+    "ingestion_time_col": "ingested_at",
+    "window": {"type": "tumble", "size": "1 minute"},
+    "group_by": ["sensor_id"],
+    "aggregates": {"vehicles": "sum(car_count)", "readings": "count(*)"},
+    "watermark_delay": "5 minutes",
+    "allowed_lateness": "10 minutes",
+    "partition_size": "1 day",
+    "emit": None,
+}
+
+
+def changed_message(renderer, stored, **changes):
+    return renderer.call("_sw_incremental_changed_message", Target(), stored, {**STORED, **changes})
+
+
+def test_a_changed_setting_is_named_with_its_old_and_new_value(incremental_renderer):
+    message = changed_message(incremental_renderer, STORED, watermark_delay="10 minutes")
+    assert message == (
+        "windowed_incremental: watermark_delay (was '5 minutes', now '10 minutes') of spark_windows.sensor_vehicles "
+        "changed since its last run; its stored windows were computed with the old value. "
+        "Run it once with --full-refresh to recompute every window."
+    )
+
+
+def test_only_the_changed_settings_are_named(incremental_renderer):
+    message = changed_message(
+        incremental_renderer,
+        STORED,
+        window={"type": "tumble", "size": "5 minutes"},
+        emit="changelog",
+        allowed_lateness="600 seconds",  # the same length as '10 minutes'
+    )
+    assert message.startswith(
+        "windowed_incremental: emit (was None, now 'changelog'), "
+        "window (was {'type': 'tumble', 'size': '1 minute'}, now {'type': 'tumble', 'size': '5 minutes'}) of "
+    )
+    for unchanged in ("allowed_lateness", "watermark_delay", "aggregates", "group_by", "time_col"):
+        assert unchanged not in message
+    assert "with the old values." in message
+
+
+def test_a_state_table_without_stored_settings_gets_the_general_message(incremental_renderer):
+    message = changed_message(incremental_renderer, None, watermark_delay="10 minutes")
+    assert message.startswith(
+        "windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
+        "spark_windows.sensor_vehicles changed since its last run"
+    )
+
+
+def test_state_table_and_created_tables_parse(incremental_renderer):
+    state = parse(incremental_renderer.call("_sw_incremental_state_ddl", "spark_windows.sensor_vehicles__state",
+                                            "location '/data/windows/sensor_vehicles__state'"))  # fmt: skip
+    columns = [column.alias_or_name for column in state.expression.selects]
+    assert columns[-3:] == ["pending_table", "config_fingerprint", "config"]
+    created = incremental_renderer.call(
+        "_sw_incremental_create_sql",
+        "spark_windows.sensor_vehicles__late",
+        "select 1 as x",
+        "batch_id",
+        "location '/data/windows/sensor_vehicles__late'\n tblproperties ('owner_team' = 'traffic')",
+    )
+    assert "location '/data/windows/sensor_vehicles__late'" in created
+    parse(created)
+
+
 def test_good_config_is_read_in_microseconds(incremental_renderer):
     cfg = config(incremental_renderer, window=WINDOWS["hop"], emit="changelog")
     assert (cfg["delay_us"], cfg["lateness_us"], cfg["grid_us"]) == (5 * MINUTE, 10 * MINUTE, MINUTE)

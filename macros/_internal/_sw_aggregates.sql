@@ -6,6 +6,7 @@
       kind      count_star | count | sum | min | max | avg  (mergeable from slices)
                 or row_copy (a Spark aggregate that cannot be merged from slices)
       arg       the argument of a mergeable aggregate, as written (a leading `all` dropped)
+    With a list as `errors`, the first problem is appended there and the result is none.
 -#}
 
 {% macro _sw_row_copy_aggregates() -%}
@@ -19,14 +20,14 @@
 {%- endmacro %}
 
 
-{% macro _sw_parse_aggregates(aggregates, macro_name, keys=[]) %}
+{% macro _sw_parse_aggregates(aggregates, macro_name, keys=[], errors=none) %}
     {%- set accepted -%}
         a dict of output column name to one aggregate call, such as {'vehicles': 'sum(car_count)', 'readings': 'count(*)'}.
         Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr).
         Computed from copied rows (slower for hop and cumulate): count(distinct expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | join(', ') }}
     {%- endset -%}
     {%- if aggregates is not mapping or aggregates | length == 0 -%}
-        {{ exceptions.raise_compiler_error(macro_name ~ ": aggregates (" ~ aggregates ~ ") must be " ~ accepted) }}
+        {{ return(spark_windows._sw_refuse(macro_name ~ ": aggregates (" ~ aggregates ~ ") must be " ~ accepted, errors)) }}
     {%- endif -%}
     {%- set window_columns = ['window_start', 'window_end', 'window_time'] -%}
     {#- the output column of a group_by item such as `t.k` or `k` is k -#}
@@ -38,39 +39,39 @@
     {%- for name, sql in aggregates.items() -%}
         {%- set shown = "'" ~ name ~ "'" if name is string else name -%}
         {%- if name is not string or not modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', name) -%}
-            {{ exceptions.raise_compiler_error(
+            {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregates has the output name " ~ shown ~ ", which is not a plain column name; "
-                ~ "name each output column with letters, digits and underscores, not starting with a digit, such as 'readings'") }}
+                ~ "name each output column with letters, digits and underscores, not starting with a digit, such as 'readings'", errors)) }}
         {%- elif name.lower().startswith('__sw') -%}
-            {{ exceptions.raise_compiler_error(
+            {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregates has the output name " ~ shown ~ ", which starts with __sw, the prefix of "
-                ~ macro_name ~ "'s helper columns; choose another name, such as 'readings'") }}
+                ~ macro_name ~ "'s helper columns; choose another name, such as 'readings'", errors)) }}
         {%- elif name.lower() in window_columns -%}
-            {{ exceptions.raise_compiler_error(
+            {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregates has the output name " ~ shown ~ ", which is a window column the output holds already "
-                ~ "(window_start, window_end, window_time); choose another name, such as 'readings'") }}
+                ~ "(window_start, window_end, window_time); choose another name, such as 'readings'", errors)) }}
         {%- elif name.lower() in key_columns -%}
-            {{ exceptions.raise_compiler_error(
+            {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregates has the output name " ~ shown ~ ", which is a group_by column (group_by: " ~ keys
-                ~ ") the output holds already; choose another name, such as 'readings'") }}
+                ~ ") the output holds already; choose another name, such as 'readings'", errors)) }}
         {%- endif -%}
         {%- set call = spark_windows._sw_split_call(sql) -%}
         {%- set tail = (call[2].split() | join(' ')) if call is not none else '' -%}
         {%- if call is not none and modules.re.match('(?i)filter ?[(]', tail) -%}
-            {{ exceptions.raise_compiler_error(
+            {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') has a FILTER clause, which " ~ macro_name ~ " does not take; "
                 ~ "put the condition inside the aggregate instead"
                 ~ spark_windows._sw_filter_rewrite(call) ~ ": count_if(condition) for count(*), "
-                ~ "sum(case when condition then expr end) for sum(expr) (likewise count, min, max, avg)") }}
+                ~ "sum(case when condition then expr end) for sum(expr) (likewise count, min, max, avg)", errors)) }}
         {%- elif call is not none and modules.re.match('(?i)over([ (]|$)', tail) -%}
-            {{ exceptions.raise_compiler_error(
+            {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') is a window function (OVER); " ~ macro_name
                 ~ " computes one value per group and window: write the aggregate alone, such as " ~ call[0] ~ "(" ~ call[1]
-                ~ "), and put the columns it is partitioned by in group_by") }}
+                ~ "), and put the columns it is partitioned by in group_by", errors)) }}
         {%- elif call is none or tail != '' -%}
-            {{ exceptions.raise_compiler_error(
+            {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') is not a single aggregate call; "
-                ~ "write one aggregate per output column (compute ratios on the result). Accepted: " ~ accepted) }}
+                ~ "write one aggregate per output column (compute ratios on the result). Accepted: " ~ accepted, errors)) }}
         {%- endif -%}
         {%- set function, arg = call[0], call[1] -%}
         {#- `distinct v`, `DISTINCT(v)`: but not a column such as distinct_users -#}
@@ -86,8 +87,8 @@
         {%- elif function in ['count', 'sum', 'avg', 'min', 'max'] or function in spark_windows._sw_row_copy_aggregates() -%}
             {%- set kind = 'row_copy' -%}
         {%- else -%}
-            {{ exceptions.raise_compiler_error(
-                macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') uses " ~ function ~ "(), which " ~ macro_name ~ " cannot compute; accepted: " ~ accepted) }}
+            {{ return(spark_windows._sw_refuse(
+                macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') uses " ~ function ~ "(), which " ~ macro_name ~ " cannot compute; accepted: " ~ accepted, errors)) }}
         {%- endif -%}
         {%- do parsed.append({'name': name, 'sql': sql, 'kind': kind, 'arg': arg}) -%}
     {%- endfor -%}

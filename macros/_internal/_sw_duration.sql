@@ -1,11 +1,12 @@
 {#-
-    spark_windows._sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none)
+    spark_windows._sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none, errors=none)
 
     The one place durations are read. Accepts '<integer> <unit>' with an optional leading
     `interval` and optional quotes around the integer (Flink's `INTERVAL '5' MINUTE`), unit one of
     millisecond, second, minute, hour, day (singular or plural, any case). Returns the duration
     in microseconds as a Python integer. `or_accepted` names what else the argument may be
-    (session's gap: an expression), for the error messages.
+    (session's gap: an expression), for the error messages. With a list as `errors`, a
+    malformed value appends its message there and returns none.
 
     No duration may be longer than the whole range of Spark timestamps, 0001-01-01 00:00 to
     10000-01-01 00:00 UTC: 3652059 days, 315537897600000000 microseconds. A longer window,
@@ -13,7 +14,7 @@
     (a time within that range plus or minus at most two such durations) stays far inside
     64-bit microseconds (+-9.2e18).
 -#}
-{% macro _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none) %}
+{% macro _sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none, errors=none) %}
     {%- set units = {
         'millisecond': 1000,
         'second': 1000000,
@@ -28,8 +29,8 @@
         {%- if or_accepted %}; or {{ or_accepted }}{% endif -%}
     {%- endset -%}
     {%- if value is not string -%}
-        {{ exceptions.raise_compiler_error(
-            macro_name ~ ": " ~ arg_name ~ " (" ~ value ~ ") is not a duration; expected " ~ accepted) }}
+        {{ return(spark_windows._sw_refuse(
+            macro_name ~ ": " ~ arg_name ~ " (" ~ value ~ ") is not a duration; expected " ~ accepted, errors)) }}
     {%- endif -%}
     {%- set words = value.lower().split() -%}
     {%- if words | length > 0 and words[0] == 'interval' -%}
@@ -43,24 +44,24 @@
         {%- set unit = unit[:-1] -%}
     {%- endif -%}
     {%- if not modules.re.fullmatch('[0-9]+', digits) or unit not in units -%}
-        {{ exceptions.raise_compiler_error(
-            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a duration; expected " ~ accepted) }}
+        {{ return(spark_windows._sw_refuse(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a duration; expected " ~ accepted, errors)) }}
     {%- endif -%}
     {%- set micros = (digits | int) * units[unit] -%}
     {%- set limit_us = spark_windows._sw_max_duration_us() -%}
     {%- if micros > limit_us -%}
-        {{ exceptions.raise_compiler_error(
+        {{ return(spark_windows._sw_refuse(
             macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is longer than the whole range of Spark timestamps "
             ~ "(0001-01-01 to 9999-12-31); expected at most " ~ limit_us // units['day'] ~ " days ("
-            ~ limit_us ~ " microseconds), such as '366 days'") }}
+            ~ limit_us ~ " microseconds), such as '366 days'", errors)) }}
     {%- endif -%}
     {%- if negative and not allow_negative and micros != 0 -%}
-        {{ exceptions.raise_compiler_error(
-            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must not be negative; expected " ~ accepted) }}
+        {{ return(spark_windows._sw_refuse(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must not be negative; expected " ~ accepted, errors)) }}
     {%- endif -%}
     {%- if micros == 0 and not allow_zero -%}
-        {{ exceptions.raise_compiler_error(
-            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must be greater than zero; expected " ~ accepted) }}
+        {{ return(spark_windows._sw_refuse(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') must be greater than zero; expected " ~ accepted, errors)) }}
     {%- endif -%}
     {{ return(-micros if negative else micros) }}
 {% endmacro %}
@@ -73,27 +74,27 @@
 
 
 {#- The offset in microseconds (0 when none), reduced modulo the size as Flink does. -#}
-{% macro _sw_offset_us(offset, size_us, macro_name) %}
+{% macro _sw_offset_us(offset, size_us, macro_name, errors=none) %}
     {%- if offset is none -%}
         {{ return(0) }}
     {%- endif -%}
-    {%- set offset_us = spark_windows._sw_duration_us(offset, macro_name, 'offset', allow_negative=true, allow_zero=true) -%}
-    {{ return(offset_us % size_us) }}
+    {%- set offset_us = spark_windows._sw_duration_us(offset, macro_name, 'offset', allow_negative=true, allow_zero=true, errors=errors) -%}
+    {{ return(none if offset_us is none else offset_us % size_us) }}
 {% endmacro %}
 
 
 {#- Checks that `size_us` is a whole multiple of `unit_us`, e.g. a hop size of its slide. When
     the two given the other way round would be valid (hop(..., '1 hour', '10 minutes')), the
     message says that the macro takes `unit_name` first. -#}
-{% macro _sw_require_multiple(size, size_us, unit_name, unit, unit_us, macro_name) %}
+{% macro _sw_require_multiple(size, size_us, unit_name, unit, unit_us, macro_name, errors=none) %}
     {%- if size_us % unit_us != 0 -%}
         {%- set swapped = '' -%}
         {%- if unit_us % size_us == 0 -%}
             {%- set swapped = "; the two look swapped: " ~ unit_name ~ " '" ~ size ~ "' with size '" ~ unit ~ "' is valid"
                 ~ (" (" ~ macro_name ~ " takes " ~ unit_name ~ " first, then size)" if ' ' not in macro_name else '') -%}
         {%- endif -%}
-        {{ exceptions.raise_compiler_error(
+        {{ return(spark_windows._sw_refuse(
             macro_name ~ ": size ('" ~ size ~ "') must be a whole multiple of " ~ unit_name
-            ~ " ('" ~ unit ~ "'), as in Flink" ~ swapped ~ "; for example size '1 hour' with " ~ unit_name ~ " '5 minutes'") }}
+            ~ " ('" ~ unit ~ "'), as in Flink" ~ swapped ~ "; for example size '1 hour' with " ~ unit_name ~ " '5 minutes'", errors)) }}
     {%- endif -%}
 {% endmacro %}

@@ -2,37 +2,47 @@
     SQL of each step. The materialization (macros/materializations/) orders the steps.
     Every time below is bigint microseconds since the epoch (none when there is none yet). -#}
 
-{#- Reads and checks the model's config; returns a dict the other blocks use. -#}
+{#- Reads and checks the model's config; returns a dict the other blocks use. Every problem
+    is collected first and refused in one message, before the run touches any table. -#}
 {% macro _sw_incremental_config(config) %}
     {%- set name = 'windowed_incremental' -%}
+    {%- set errors = [] -%}
     {%- set time_col = config.get('time_col') -%}
     {%- set ingestion_col = config.get('ingestion_time_col') -%}
-    {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
-    {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col') -%}
+    {%- do spark_windows._sw_require_column(time_col, name, 'time_col', errors) -%}
+    {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col', errors) -%}
     {%- set window = config.get('window') -%}
-    {%- set spec = spark_windows._sw_window_spec(window, name) -%}
-    {%- if spec.type == 'session' and spec.gap_us is none -%}
-        {{ exceptions.raise_compiler_error(
+    {%- set spec = spark_windows._sw_window_spec(window, name, errors) -%}
+    {%- if spec is not none and spec.type == 'session' and spec.gap_us is none -%}
+        {%- do errors.append(
             name ~ ": window (" ~ window ~ ") has a per-row gap expression; a windowed_incremental session needs one fixed gap, "
             ~ "such as {'type': 'session', 'gap': '30 minutes'}: whether a row is late is judged by its own window [t, t + gap), "
-            ~ "which must not depend on a row that may arrive later. Use the session macro or window_aggregate for per-row gaps.") }}
+            ~ "which must not depend on a row that may arrive later. Use the session macro or window_aggregate for per-row gaps.") -%}
     {%- endif -%}
-    {%- set keys = spark_windows._sw_column_list(config.get('group_by', []), name, 'group_by') -%}
+    {%- set keys = spark_windows._sw_column_list(config.get('group_by', []), name, 'group_by', errors=errors) -%}
     {%- set aggregates = config.get('aggregates') -%}
-    {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys) -%}
+    {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys or [], errors) or [] -%}
     {%- for agg in aggs if agg.name | lower in ['is_final', 'window_partition'] -%}
-        {{ exceptions.raise_compiler_error(name ~ ": aggregate name '" ~ agg.name ~ "' is taken by a column the materialization adds (is_final, window_partition)") }}
+        {%- do errors.append(name ~ ": aggregate name '" ~ agg.name ~ "' is taken by a column the materialization adds (is_final, window_partition); choose another name") -%}
     {%- endfor -%}
     {%- if config.get('watermark_delay') is none -%}
-        {{ exceptions.raise_compiler_error(
-            name ~ ": watermark_delay is missing; give the bounded out-of-orderness of event times, such as watermark_delay='5 minutes' ('0 seconds' for in-order data)") }}
+        {%- do errors.append(
+            name ~ ": watermark_delay is missing; give the bounded out-of-orderness of event times, such as watermark_delay='5 minutes' ('0 seconds' for in-order data)") -%}
+        {%- set delay_us = none -%}
+    {%- else -%}
+        {%- set delay_us = spark_windows._sw_duration_us(config.get('watermark_delay'), name, 'watermark_delay', allow_zero=true, errors=errors) -%}
     {%- endif -%}
-    {%- set delay_us = spark_windows._sw_duration_us(config.get('watermark_delay'), name, 'watermark_delay', allow_zero=true) -%}
-    {%- set lateness_us = spark_windows._sw_duration_us(config.get('allowed_lateness', '0 seconds'), name, 'allowed_lateness', allow_zero=true) -%}
-    {%- set partition_us = spark_windows._sw_duration_us(config.get('partition_size', '1 day'), name, 'partition_size') -%}
+    {%- set lateness_us = spark_windows._sw_duration_us(config.get('allowed_lateness', '0 seconds'), name, 'allowed_lateness', allow_zero=true, errors=errors) -%}
+    {%- set partition_us = spark_windows._sw_duration_us(config.get('partition_size', '1 day'), name, 'partition_size', errors=errors) -%}
     {%- set emit = config.get('emit') -%}
     {%- if emit not in [none, 'changelog'] -%}
-        {{ exceptions.raise_compiler_error(name ~ ": emit ('" ~ emit ~ "') must be 'changelog' or left out") }}
+        {%- do errors.append(name ~ ": emit ('" ~ emit ~ "') must be 'changelog' or left out") -%}
+    {%- endif -%}
+    {%- do spark_windows._sw_incremental_check_table_config(config, errors) -%}
+    {%- if errors -%}
+        {{ exceptions.raise_compiler_error(
+            name ~ ": " ~ (errors | length) ~ " problem" ~ ('s' if errors | length > 1) ~ " in the model's config; nothing was run:\n- "
+            ~ errors | join('\n- ')) }}
     {%- endif -%}
     {{ return({
         'time_col': time_col,
@@ -48,7 +58,55 @@
         'changelog': emit == 'changelog',
         'grid_us': spec.pane_us if spec.type == 'hop' else spec.get('size_us'),
         'session': spec.type == 'session',
+        'settings': {
+            'time_col': time_col,
+            'ingestion_time_col': ingestion_col,
+            'window': window,
+            'group_by': keys,
+            'aggregates': aggregates,
+            'watermark_delay': config.get('watermark_delay'),
+            'allowed_lateness': config.get('allowed_lateness', '0 seconds'),
+            'partition_size': config.get('partition_size', '1 day'),
+            'emit': emit,
+        },
     }) }}
+{% endmacro %}
+
+
+{#- The dbt table configs the materialization cannot honour, refused rather than ignored:
+    the crash-safe commit rewrites whole partitions of Parquet tables (a dynamic INSERT
+    OVERWRITE, repeated by recovery) and chooses the partitioning itself. -#}
+{% macro _sw_incremental_check_table_config(config, errors) %}
+    {%- set name = 'windowed_incremental' -%}
+    {%- set file_format = config.get('file_format') -%}
+    {%- if file_format not in [none, 'parquet'] -%}
+        {%- do errors.append(
+            name ~ ": file_format ('" ~ file_format ~ "') is not supported; the only accepted file_format is 'parquet' (or leave it out). "
+            ~ "A run commits by overwriting whole partitions of Parquet tables, which a re-run after a crash repeats; "
+            ~ "Delta, Iceberg and Hudi tables need their own jars, which the pyspark wheel does not include") -%}
+    {%- endif -%}
+    {%- for key in ['partition_by', 'clustered_by', 'buckets'] if config.get(key) is not none -%}
+        {%- do errors.append(
+            name ~ ": " ~ key ~ " (" ~ config.get(key) ~ ") is not taken; the table is partitioned by window_partition "
+            ~ "(its width is partition_size, such as partition_size='1 day'), the other tables by batch_id") -%}
+    {%- endfor -%}
+    {%- if config.get('options') is not none -%}
+        {%- do errors.append(
+            name ~ ": options (" ~ config.get('options') ~ ") is not taken; the materialization sets the table options itself "
+            ~ "(partitionOverwriteMode); set Parquet writer settings in the Spark session, such as spark.sql.parquet.compression.codec") -%}
+    {%- endif -%}
+    {%- set location_root = config.get('location_root') -%}
+    {%- if location_root is not none and (location_root is not string or location_root.strip() == '') -%}
+        {%- do errors.append(name ~ ": location_root (" ~ ("'" ~ location_root ~ "'" if location_root is string else location_root) ~ ") must be a folder path given as a non-empty string, such as '/data/warehouse/windows'") -%}
+    {%- endif -%}
+    {%- set tblproperties = config.get('tblproperties') -%}
+    {%- if tblproperties is not none and tblproperties is not mapping -%}
+        {%- do errors.append(name ~ ": tblproperties (" ~ tblproperties ~ ") must be a dict of property name to value, such as {'owner_team': 'traffic'}") -%}
+    {%- endif -%}
+    {%- set persist_docs = config.get('persist_docs') -%}
+    {%- if persist_docs is not none and persist_docs is not mapping -%}
+        {%- do errors.append(name ~ ": persist_docs (" ~ persist_docs ~ ") must be a dict, such as {'relation': true}") -%}
+    {%- endif -%}
 {% endmacro %}
 
 
@@ -329,12 +387,13 @@ where __sw_a.window_partition in (select distinct window_partition from __sw_fre
 
 
 {#- An empty partitioned table shaped like `select_sql` (plus batch_id, when that is the
-    partition column); nothing happens when it exists. -#}
-{% macro _sw_incremental_create_sql(relation, select_sql, partition_col, options='') -%}
+    partition column); nothing happens when it exists. `clauses`: its options, location,
+    comment and tblproperties (_sw_incremental_table_clauses). -#}
+{% macro _sw_incremental_create_sql(relation, select_sql, partition_col, clauses='') -%}
 create table if not exists {{ relation }}
 using parquet
 partitioned by ({{ partition_col }})
-{{ options }}
+{{ clauses }}
 as
 select *{{ ', cast(0 as bigint) as batch_id' if partition_col == 'batch_id' }}
 from (
@@ -344,36 +403,100 @@ where false
 {%- endmacro %}
 
 
-{% macro _sw_incremental_state_ddl(relation) -%}
-create table if not exists {{ relation }} (
-    batch_id bigint,
-    max_ingestion_time timestamp,
-    max_event_time timestamp,
-    watermark timestamp,
-    new_rows bigint,
-    late_rows bigint,
-    windows_updated bigint,
-    run_started_at timestamp,
-    pending_table string,
-    config_fingerprint string
-)
+{#- The state table, created empty by a CREATE TABLE AS SELECT: under a location_root, a table
+    declared with its columns only would take up the files a dropped one left in its folder. -#}
+{% macro _sw_incremental_state_ddl(relation, clauses='') -%}
+create table if not exists {{ relation }}
 using parquet
+{{ clauses }}
+as
+select
+    cast(null as bigint) as batch_id,
+    cast(null as timestamp) as max_ingestion_time,
+    cast(null as timestamp) as max_event_time,
+    cast(null as timestamp) as watermark,
+    cast(null as bigint) as new_rows,
+    cast(null as bigint) as late_rows,
+    cast(null as bigint) as windows_updated,
+    cast(null as timestamp) as run_started_at,
+    cast(null as string) as pending_table,
+    cast(null as string) as config_fingerprint,
+    cast(null as string) as config
+where false
 {%- endmacro %}
 
 
+{#- The clauses of each table the model keeps, from its dbt config, with dbt-spark's own
+    macros where they fit: location_clause (under location_root, a folder named like the
+    table; the other tables get a folder named like themselves), comment_clause
+    (persist_docs: the model's description on the table), tblproperties_clause (every table).
+    The staging tables stay in the schema's default location: they are dropped when applied,
+    and dropping a table with a LOCATION leaves its files. -#}
+{% macro _sw_incremental_table_clauses(tables) %}
+    {%- set location_root = config.get('location_root') -%}
+    {%- set properties = tblproperties_clause() -%}
+    {%- set clauses = {
+        'table': "options ('partitionOverwriteMode' = 'dynamic')\n" ~ location_clause() ~ '\n' ~ comment_clause() ~ '\n' ~ properties,
+    } -%}
+    {%- for name, relation in tables.items() -%}
+        {%- set location = "location '" ~ location_root ~ "/" ~ relation.identifier ~ "'\n" if location_root is not none else '' -%}
+        {%- do clauses.update({name: location ~ properties}) -%}
+    {%- endfor -%}
+    {{ return(clauses) }}
+{% endmacro %}
+
+
+{#- The message refusing a run whose settings changed since the last commit: names each
+    setting that changed, with its old and new value, from the settings the state table
+    stored (`stored`, none for a state table written before it stored them). Durations are
+    compared by their length ('5 minutes' is '300 seconds'). -#}
+{% macro _sw_incremental_changed_message(relation, stored, settings) %}
+    {%- set durations = ['watermark_delay', 'allowed_lateness', 'partition_size'] -%}
+    {%- set changes = [] -%}
+    {%- if stored is mapping -%}
+        {%- for key, value in settings.items() | sort -%}
+            {%- set old = stored.get(key) -%}
+            {%- if key in durations and old is string and value is string -%}
+                {%- set differs = spark_windows._sw_duration_us(old, 'windowed_incremental', key, allow_zero=true, errors=[])
+                    != spark_windows._sw_duration_us(value, 'windowed_incremental', key, allow_zero=true, errors=[]) -%}
+            {%- else -%}
+                {%- set differs = old != value -%}
+            {%- endif -%}
+            {%- if differs or key not in stored -%}
+                {%- do changes.append(key ~ " (was " ~ ("'" ~ old ~ "'" if old is string else old) ~ ", now "
+                    ~ ("'" ~ value ~ "'" if value is string else value) ~ ")") -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- if changes -%}
+        {{ return("windowed_incremental: " ~ changes | join(', ') ~ " of " ~ relation ~ " changed since its last run; "
+            ~ "its stored windows were computed with the old " ~ ("value" if changes | length == 1 else "values") ~ ". "
+            ~ "Run it once with --full-refresh to recompute every window.") }}
+    {%- endif -%}
+    {{ return("windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
+        ~ relation ~ " changed since its last run; its stored windows were computed with the old ones. "
+        ~ "Run it once with --full-refresh to recompute every window.") }}
+{% endmacro %}
+
+
 {#- Step 1 of a run. Returns the state of the last committed run:
-    {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint}.
+    {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint,
+    config (the settings as JSON text; none from a state table older than that column),
+    config_column (whether the state table has that column)}.
     A staging table named by the last commit is applied again (its rewrite may not have
     finished); any other staging table, and the late and changelog rows of the batch after the
     last commit, belong to a run that did not commit and are dropped. With no commit (first run,
     --full-refresh, or a first run that crashed) every table of the model starts again. -#}
 {% macro _sw_incremental_recover(cfg, target, tables, full_refresh) %}
-    {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none} -%}
+    {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none,
+        'config': none, 'config_column': true} -%}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set existing_state = adapter.get_relation(target.database, target.schema, tables.state.identifier) -%}
     {%- if not full_refresh and existing_state is not none and (existing is none or existing.is_table) -%}
+        {%- set config_column = 'config' in adapter.get_columns_in_relation(existing_state) | map(attribute='name') | map('lower') | list -%}
         {%- set rows = run_query(
-            'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint from '
+            'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, '
+            ~ ('config' if config_column else 'cast(null as string)') ~ ' from '
             ~ tables.state ~ ' order by batch_id desc limit 1').rows -%}
         {%- if rows | length > 0 -%}
             {%- set row = rows[0] -%}
@@ -384,6 +507,8 @@ using parquet
                 'watermark_us': none if row[3] is none else row[3] | int,
                 'pending': row[4],
                 'fingerprint': row[5],
+                'config': row[6],
+                'config_column': config_column,
             }) -%}
         {%- endif -%}
     {%- endif -%}

@@ -48,7 +48,7 @@
 
 {#- The gap in microseconds (a Python integer) when it is a fixed duration, none when it is an
     expression. A malformed duration is a compile error that also names the expression form. -#}
-{% macro _sw_session_gap_us(gap, macro_name) %}
+{% macro _sw_session_gap_us(gap, macro_name, errors=none) %}
     {%- set or_accepted -%}
         a SQL expression giving each row's gap as an interval, such as "case when channel = 'mobile' then interval 30 minutes else interval 10 minutes end" or a column name (a string is read as an expression only when it holds more than '<integer> <unit>': parentheses, operators, several words, or a lone column name)
     {%- endset -%}
@@ -56,7 +56,7 @@
         {%- do spark_windows._sw_require_expression(gap, macro_name, 'gap', 'a fixed duration such as \'10 minutes\', or ' ~ or_accepted) -%}
         {{ return(none) }}
     {%- endif -%}
-    {{ return(spark_windows._sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted)) }}
+    {{ return(spark_windows._sw_duration_us(gap, macro_name, 'gap', or_accepted=or_accepted, errors=errors)) }}
 {% endmacro %}
 
 

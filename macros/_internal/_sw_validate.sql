@@ -1,10 +1,21 @@
 {#- Argument checks shared by the public macros. Each raises a compile error that names the
-    macro, the argument, the value received and what is accepted.
+    macro, the argument, the value received and what is accepted. Given a list as `errors`, a
+    check appends its message there and returns none instead, so a caller can report every
+    problem of a config at once.
 
     Nothing a macro renders may reach beyond its own place in the SQL: column arguments must be
     column names (_sw_is_column_name), and the arguments that are SQL by design (a string
     relation, order terms, aggregate calls, a session's gap expression) must be self-contained
     expressions (_sw_require_expression). -#}
+
+{% macro _sw_refuse(message, errors=none) %}
+    {%- if errors is none -%}
+        {{ exceptions.raise_compiler_error(message) }}
+    {%- endif -%}
+    {%- do errors.append(message) -%}
+    {{ return(none) }}
+{% endmacro %}
+
 
 {% macro _sw_require_relation(relation, macro_name) %}
     {%- if relation is none or (relation is string and relation.strip() == '') -%}
@@ -41,37 +52,37 @@
 {% endmacro %}
 
 
-{% macro _sw_require_column(value, macro_name, arg_name) %}
+{% macro _sw_require_column(value, macro_name, arg_name, errors=none) %}
     {%- if value is not string or value.strip() == '' -%}
-        {{ exceptions.raise_compiler_error(
+        {{ return(spark_windows._sw_refuse(
             macro_name ~ ": " ~ arg_name ~ " (" ~ (value if value is not string else "'" ~ value ~ "'")
-            ~ ") must be a column name given as a non-empty string, such as 'event_ts'") }}
+            ~ ") must be a column name given as a non-empty string, such as 'event_ts'", errors)) }}
     {%- endif -%}
     {%- if not spark_windows._sw_is_column_name(value) -%}
-        {{ exceptions.raise_compiler_error(
+        {{ return(spark_windows._sw_refuse(
             macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a column name; expected a column name such as 'event_ts': "
-            ~ spark_windows._sw_column_name_rule() ~ ". Compute other values in a CTE first") }}
+            ~ spark_windows._sw_column_name_rule() ~ ". Compute other values in a CTE first", errors)) }}
     {%- endif -%}
 {% endmacro %}
 
 
 {#- Returns the list of column names, [] for none. A bare string is refused, not split into
     letters. With names=false the items may be anything non-blank (the caller checks them). -#}
-{% macro _sw_column_list(value, macro_name, arg_name, names=true) %}
+{% macro _sw_column_list(value, macro_name, arg_name, names=true, errors=none) %}
     {%- if value is none -%}
         {{ return([]) }}
     {%- endif -%}
     {%- set is_list = value is iterable and value is not string and value is not mapping -%}
     {%- if not is_list or (value | select('string') | map('trim') | select | list | length) != (value | list | length) -%}
-        {{ exceptions.raise_compiler_error(
+        {{ return(spark_windows._sw_refuse(
             macro_name ~ ": " ~ arg_name ~ " (" ~ (value if value is not string else "'" ~ value ~ "'")
-            ~ ") must be a list of column names, such as ['user_id'] or ['tenant', 'user_id']") }}
+            ~ ") must be a list of column names, such as ['user_id'] or ['tenant', 'user_id']", errors)) }}
     {%- endif -%}
     {%- for item in value if names and not spark_windows._sw_is_column_name(item) -%}
-        {{ exceptions.raise_compiler_error(
+        {{ return(spark_windows._sw_refuse(
             macro_name ~ ": " ~ arg_name ~ " item ('" ~ item ~ "') is not a column name; expected a list of column names, "
             ~ "such as ['user_id'] or ['tenant', 'user_id'], each " ~ spark_windows._sw_column_name_rule()
-            ~ ". Compute other values in a CTE first") }}
+            ~ ". Compute other values in a CTE first", errors)) }}
     {%- endfor -%}
     {{ return(value | list) }}
 {% endmacro %}

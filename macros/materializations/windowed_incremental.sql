@@ -9,7 +9,12 @@
       <model>__late       rows that arrived after all their windows expired, partitioned by batch_id
       <model>__changelog  (emit='changelog') +I / -U / +U rows per run, partitioned by batch_id
       <model>__state      one row per committed run (batch): the commit log and the watermark
-      <model>__pending_*  the next version of the partitions a run rewrites; dropped when applied -#}
+      <model>__pending_*  the next version of the partitions a run rewrites; dropped when applied
+
+    Like dbt-spark's table and incremental materializations it honours location_root (each kept
+    table in its own folder under it), persist_docs (the model's description as the table's
+    comment), tblproperties (on every kept table) and grants (apply_grants on every kept table),
+    and refuses what it cannot honour (a file_format other than parquet, partition_by, ...). -#}
 
 {% materialization windowed_incremental, adapter='spark' %}
     {%- set cfg = spark_windows._sw_incremental_config(config) -%}
@@ -22,6 +27,8 @@
     {%- set fingerprint_text = tojson([cfg.time_col, cfg.ingestion_col, cfg.window, cfg.group_cols, cfg.aggregates,
         cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog], sort_keys=true) -%}
     {%- set fingerprint = local_md5(fingerprint_text) -%}
+    {%- set clauses = spark_windows._sw_incremental_table_clauses(tables) -%}
+    {%- set grant_config = config.get('grants') -%}
 
     {{ run_hooks(pre_hooks) }}
 
@@ -29,10 +36,8 @@
            one, and read the state of the last committed run (none before the first). -#}
     {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, should_full_refresh()) -%}
     {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
-        {{ exceptions.raise_compiler_error(
-            "windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
-            ~ this ~ " changed since its last run; its stored windows were computed with the old ones. "
-            ~ "Run it once with --full-refresh to recompute every window.") }}
+        {%- set stored_settings = fromjson(state.config) if state.config else none -%}
+        {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
     {%- endif -%}
 
     {#- 2. One scan of the new rows. -#}
@@ -71,9 +76,9 @@
         {%- endif -%}
         {%- if not plan.target_exists -%}
             {%- do run_query(spark_windows._sw_incremental_create_sql(target, spark_windows._sw_incremental_stored_sql(cfg, '(' ~ pending_sql ~ ')'),
-                'window_partition', "options ('partitionOverwriteMode' = 'dynamic')")) -%}
+                'window_partition', clauses.table)) -%}
         {%- endif -%}
-        {%- do run_query(spark_windows._sw_incremental_create_sql(tables.late, late_sql, 'batch_id')) -%}
+        {%- do run_query(spark_windows._sw_incremental_create_sql(tables.late, late_sql, 'batch_id', clauses.late)) -%}
         {%- if plan.late_rows > 0 -%}
             {%- do run_query('insert overwrite table ' ~ tables.late ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ late_sql) -%}
         {%- endif -%}
@@ -87,7 +92,7 @@
                 {%- set changelog_shape = spark_windows._sw_incremental_changelog_sql(cfg, target, '(' ~ pending_sql ~ ')', shape_plan) -%}
                 {%- set changelog_sql = spark_windows._sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
             {%- endif -%}
-            {%- do run_query(spark_windows._sw_incremental_create_sql(tables.changelog, changelog_shape, 'batch_id')) -%}
+            {%- do run_query(spark_windows._sw_incremental_create_sql(tables.changelog, changelog_shape, 'batch_id', clauses.changelog)) -%}
             {%- if plan.rewrite -%}
                 {%- do run_query('insert overwrite table ' ~ tables.changelog ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ changelog_sql) -%}
             {%- endif -%}
@@ -95,7 +100,11 @@
 
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
                after it is finished by the next run's step 1. -#}
-        {%- do run_query(spark_windows._sw_incremental_state_ddl(tables.state)) -%}
+        {%- do run_query(spark_windows._sw_incremental_state_ddl(tables.state, clauses.state)) -%}
+        {%- if not state.config_column -%}
+            {#- a state table written before the config column existed -#}
+            {%- do run_query('alter table ' ~ tables.state ~ ' add columns (config string)') -%}
+        {%- endif -%}
         {%- set commit_sql -%}
             insert into {{ tables.state }}
             select
@@ -108,7 +117,8 @@
                 cast({{ fresh_windows }} as bigint),
                 {{ spark_windows._sw_us_literal(plan.run_us) }},
                 '{{ pending.identifier if plan.rewrite else '' }}',
-                '{{ fingerprint }}'
+                '{{ fingerprint }}',
+                '{{ tojson(cfg.settings, sort_keys=true) | replace('\\', '\\\\') | replace("'", "\\'") }}'
         {%- endset -%}
 
         {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. -#}
@@ -127,6 +137,13 @@
         {%- do spark_windows._sw_incremental_session_uncache(plan) -%}
     {%- endif -%}
 
+    {#- Every table the model keeps exists from its first run on (the changelog with emit='changelog'). -#}
+    {%- set relations = [target, tables.late] + ([tables.changelog] if cfg.changelog else []) + [tables.state] -%}
+    {%- for relation in relations -%}
+        {%- do apply_grants(relation, grant_config, should_revoke(relation, full_refresh_mode=should_full_refresh())) -%}
+    {%- endfor -%}
+    {%- do persist_docs(target, model) -%}
+
     {{ run_hooks(post_hooks) }}
-    {{ return({'relations': [target]}) }}
+    {{ return({'relations': relations}) }}
 {% endmaterialization %}

@@ -1,0 +1,220 @@
+"""Slow tests: windowed_incremental honours dbt-spark's table configs (location_root,
+persist_docs, tblproperties, grants), returns every table it keeps to dbt's cache, and names
+the setting that changed since the last run.
+
+A throwaway project in a temporary folder installs spark_windows as a package and holds one
+small model; its input is three rows written in the model, arriving at 08:01, 08:02 and 08:03.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+from dbt_harness import PROJECT_DIR, configure_environment, run_dbt
+
+pytestmark = pytest.mark.slow
+
+SCHEMA = os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows") + "_incremental_configs"
+DESCRIPTION = "Clicks per page and minute, updated by each scheduled run"
+MODEL = """
+{{ config(
+    materialized='windowed_incremental',
+    time_col='click_ts',
+    ingestion_time_col='ingested_at',
+    window={'type': 'tumble', 'size': '1 minute'},
+    group_by=['page'],
+    aggregates={'clicks': 'count(*)', 'home_clicks': "count_if(page = 'home')"},
+    watermark_delay=var('delay', '0 seconds'),
+    emit='changelog',
+    location_root=var('location_root'),
+    persist_docs={'relation': true},
+    tblproperties={'owner_team': 'traffic'},
+    grants=({'select': ['analysts']} if var('with_grants', false) else {}),
+) }}
+
+select page, click_ts, ingested_at
+from values
+    ('home', timestamp '2024-05-01 08:00:10', timestamp '2024-05-01 08:01:00'),
+    ('home', timestamp '2024-05-01 08:00:40', timestamp '2024-05-01 08:02:00'),
+    ('cart', timestamp '2024-05-01 08:02:30', timestamp '2024-05-01 08:03:00')
+    as arrivals(page, click_ts, ingested_at)
+where ingested_at <= timestamp '{{ var("until") }}'
+"""
+KEPT = ["page_clicks", "page_clicks__late", "page_clicks__changelog", "page_clicks__state"]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, dbt_target) -> dict:
+    if dbt_target != "local":
+        pytest.skip("reads table folders and the Spark session of the local target")
+    root = tmp_path_factory.mktemp("incremental_configs")
+    # its own metastore when this module starts Spark (one already running is reused)
+    configure_environment(root / "state", dbt_target)
+    (root / "models").mkdir()
+    (root / "dbt_project.yml").write_text(
+        textwrap.dedent("""
+        name: incremental_configs
+        version: "0.1.0"
+        config-version: 2
+        profile: spark_windows
+        model-paths: ["models"]
+        models:
+          incremental_configs:
+            +schema: incremental_configs
+          spark_windows:
+            +enabled: false
+        seeds:
+          spark_windows:
+            +enabled: false
+        data_tests:
+          spark_windows:
+            +enabled: false
+        """)
+    )
+    (root / "packages.yml").write_text(f"packages:\n  - local: {PROJECT_DIR}\n")
+    (root / "models" / "page_clicks.sql").write_text(MODEL)
+    (root / "models" / "page_clicks.yml").write_text(
+        f"version: 2\nmodels:\n  - name: page_clicks\n    description: {DESCRIPTION}\n"
+    )
+    run_dbt(["deps"], project_dir=root)
+    from pyspark.sql import SparkSession
+
+    lake = root / "lake"
+    return {
+        "root": root,
+        "lake": lake,
+        "spark": lambda: SparkSession.getActiveSession() or SparkSession.builder.getOrCreate(),
+    }
+
+
+def run(project: dict, until: str, expect_pass: bool = True, full_refresh: bool = False, **variables):
+    """Runs the model; returns what dbt showed (messages of its events) and its cache actions."""
+    shown, cache = [], []
+
+    def listen(event):
+        shown.append(str(event.info.msg))
+        if event.info.name == "CacheAction":
+            cache.append(event.data)
+
+    args = ["run", "--log-cache-events", "--vars", json.dumps(
+        {"until": until, "location_root": str(project["lake"]), **variables})]  # fmt: skip
+    result = run_dbt(args + (["--full-refresh"] if full_refresh else []), expect_pass, project["root"], [listen])
+    return "\n".join([str(result.exception), *shown]), cache
+
+
+def sql(project: dict, query: str) -> list[tuple]:
+    return [tuple(row) for row in project["spark"]().sql(query).collect()]
+
+
+def table_info(project: dict, table: str) -> dict:
+    rows = sql(project, f"describe table extended {SCHEMA}.{table}")
+    return {name: value for name, value, *_ in rows}
+
+
+def test_first_run_keeps_its_tables_under_location_root_with_docs_and_properties(project):
+    _, cache = run(project, "2024-05-01 08:01:00", full_refresh=True)
+    lake = project["lake"]
+    for table in KEPT:
+        info = table_info(project, table)
+        assert info["Location"] == f"file:{lake / table}", table
+        assert (lake / table).is_dir(), table
+        properties = dict(sql(project, f"show tblproperties {SCHEMA}.{table}"))
+        assert properties.get("owner_team") == "traffic", (table, properties)
+    # persist_docs={'relation': true}: the model's description is the table's comment
+    assert table_info(project, "page_clicks")["Comment"] == DESCRIPTION
+    assert sql(project, f"select page, clicks from {SCHEMA}.page_clicks") == [("home", 1)]
+    for table in ["page_clicks", "page_clicks__changelog", "page_clicks__state"]:
+        assert any((lake / table).rglob("*.parquet")), f"{table} has no data files under location_root"
+    # the staging table is dropped and lives in the default location, not under location_root
+    assert sorted(path.name for path in lake.iterdir()) == sorted(KEPT)
+    # every table it keeps is handed to dbt's cache (the old version handed over the first only)
+    added = {action.ref_key.identifier for action in cache if action.action == "add_relation"}
+    assert set(KEPT) <= added, added
+
+
+def test_a_changed_setting_is_named_in_the_refusal(project):
+    shown, _ = run(project, "2024-05-01 08:02:00", expect_pass=False, delay="5 minutes")
+    assert (
+        "windowed_incremental: watermark_delay (was '0 seconds', now '5 minutes') of "
+        f"{SCHEMA}.page_clicks changed since its last run" in shown
+    ), shown[-3000:]
+    # the refused run changed nothing
+    assert [row[0] for row in sql(project, f"select batch_id from {SCHEMA}.page_clicks__state")] == [1]
+    # the same length written otherwise is no change
+    run(project, "2024-05-01 08:02:00", delay="0 minutes")
+    assert sql(project, f"select page, clicks from {SCHEMA}.page_clicks") == [("home", 2)]
+
+
+def test_grants_are_applied_to_each_kept_table(project):
+    """Spark's own session catalog has no GRANT statement: with grants configured the run
+    reaches apply_grants and Spark refuses the statement dbt-spark renders."""
+    shown, _ = run(project, "2024-05-01 08:02:00", expect_pass=False, with_grants=True)
+    assert "GRANT is not valid" in shown or "SHOW GRANTS" in shown.upper(), shown[-3000:]
+
+
+def test_a_state_table_from_before_the_config_column_still_works(project):
+    """A state table written before the settings were stored: the refusal falls back to the
+    general message; a run with unchanged settings commits and adds the column."""
+    spark = project["spark"]()
+    state = f"{SCHEMA}.page_clicks__state"
+    columns = "batch_id, max_ingestion_time, max_event_time, watermark, new_rows, late_rows, windows_updated, "
+    columns += "run_started_at, pending_table, config_fingerprint"
+    rows = sql(project, f"select {columns} from {state}")
+    spark.sql(f"drop table {state}")
+    spark.sql(
+        f"""create table {state} (batch_id bigint, max_ingestion_time timestamp, max_event_time timestamp,
+        watermark timestamp, new_rows bigint, late_rows bigint, windows_updated bigint, run_started_at timestamp,
+        pending_table string, config_fingerprint string) using parquet"""
+    )
+    spark.createDataFrame(rows, spark.table(state).schema).write.insertInto(state)
+
+    shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False, delay="5 minutes")
+    assert (
+        "windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
+        f"{SCHEMA}.page_clicks changed since its last run" in shown
+    ), shown[-3000:]
+
+    run(project, "2024-05-01 08:03:00")
+    stored = sql(project, f"select batch_id, config from {state} order by batch_id")
+    assert [row[0] for row in stored] == [1, 2, 3] and all(row[1] is None for row in stored[:2])
+    settings = json.loads(stored[-1][1])
+    assert settings["watermark_delay"] == "0 seconds" and settings["group_by"] == ["page"]
+    assert settings["window"] == {"type": "tumble", "size": "1 minute"}
+    # quotes in the settings survive the SQL literal
+    assert settings["aggregates"] == {"clicks": "count(*)", "home_clicks": "count_if(page = 'home')"}
+
+
+def test_full_refresh_under_location_root_starts_from_empty_tables(project):
+    """Dropping a table with a LOCATION leaves its files; the rebuilt tables must not show them."""
+    run(project, "2024-05-01 08:01:00", full_refresh=True)
+    assert sql(project, f"select page, clicks from {SCHEMA}.page_clicks") == [("home", 1)]
+    assert [row[0] for row in sql(project, f"select batch_id from {SCHEMA}.page_clicks__state")] == [1]
+    changelog = sql(project, f"select op, page, clicks from {SCHEMA}.page_clicks__changelog")
+    assert changelog == [("+I", "home", 1)]
+
+
+def test_refused_configs_are_reported_together_by_dbt(project):
+    root = project["root"]
+    bad = root / "models" / "bad_clicks.sql"
+    bad.write_text(
+        MODEL.replace(
+            "materialized='windowed_incremental',", "materialized='windowed_incremental', file_format='delta',"
+        ).replace("emit='changelog'", "emit='upserts'")
+    )
+    shown = []
+    args = ["run", "--select", "bad_clicks", "--vars", json.dumps(
+        {"until": "2024-05-01 08:01:00", "location_root": str(project["lake"])})]  # fmt: skip
+    try:
+        # dbt compile renders the model's SQL but never runs its materialization: it passes
+        run_dbt(["compile", *args[1:]], True, root)
+        result = run_dbt(args, False, root, [lambda event: shown.append(str(event.info.msg))])
+    finally:
+        bad.unlink()
+    text = "\n".join([str(result.exception), *shown])
+    assert "windowed_incremental: 2 problems in the model's config; nothing was run:" in text, text[-3000:]
+    assert "file_format ('delta') is not supported; the only accepted file_format is 'parquet'" in text
+    assert "emit ('upserts') must be 'changelog' or left out" in text
+    assert not sql(project, f"show tables in {SCHEMA} like 'bad_clicks*'")
