@@ -54,7 +54,7 @@ ensure_minor_venv() {
         return 0
     fi
     rm -rf "$venv"
-    python3 -m venv "$venv"
+    "${PYTHON:-python3}" -m venv "$venv"
     # shellcheck disable=SC2086 # the pins are separate words
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $wanted
     echo "$wanted" >"$venv/.pins"
@@ -113,7 +113,8 @@ failed=()
 for minor in "${minors[@]}"; do
     start=$SECONDS
     if ! ensure_minor_venv "$minor" >"$LOGS/$minor.install.log" 2>&1; then
-        echo "dbt $minor: install FAILED ($(pins "$minor")); see $LOGS/$minor.install.log" >&2
+        echo "dbt $minor: install FAILED ($(pins "$minor")); the end of $LOGS/$minor.install.log:" >&2
+        tail -n 20 "$LOGS/$minor.install.log" >&2
         failed+=("$minor")
         continue
     fi
