@@ -43,7 +43,8 @@ SLIDING = [
 ]
 
 
-# integration_tests/consumer/seeds/arrivals.csv, as it should load
+# integration_tests/consumer/seeds/arrivals.csv, as it should load: dbt infers a timestamp column
+# from its ISO 8601 times (read back here in UTC, to the microsecond) and a string column with NULL
 ARRIVALS_COLUMNS = ["sensor_id", "arrived_at", "note"]
 ARRIVALS = [
     ("s1", "2024-05-01 08:00:05.123456", None),
