@@ -2,7 +2,10 @@
 # Shared set-up for scripts/demo.sh and scripts/test.sh; safe to run again and again.
 # - checks for Java 17+ (Spark 4.1 needs it) and installs openjdk-17-jre-headless with apt-get
 #   when it is missing;
-# - creates .venv and installs requirements.txt into it (again only when the file changed);
+# - creates .venv and installs into it the requirements file named by SPARK_WINDOWS_REQUIREMENTS
+#   (default requirements-dev.txt: tests, lint and tools; scripts/demo.sh asks only for
+#   requirements.txt), again only when what it names changed; with SPARK_WINDOWS_SETUP_VENV=false
+#   it leaves .venv alone (scripts/version_matrix.sh, which makes virtual environments of its own);
 # - exports what dbt needs to find this project's profiles and its local Spark state.
 set -euo pipefail
 
@@ -52,19 +55,24 @@ ensure_venv() {
             exit 1
         fi
     fi
-    local stamp=.venv/.requirements.sha256
+    # one stamp per requirements file, holding the hash of that file and of requirements.txt
+    # (which requirements-dev.txt includes): a change to either installs again
+    local wanted_file="${SPARK_WINDOWS_REQUIREMENTS:-requirements-dev.txt}"
+    local stamp=".venv/.${wanted_file%.txt}.sha256"
     local wanted
-    wanted="$(sha256sum requirements.txt | cut -d' ' -f1)"
+    wanted="$(cat "$wanted_file" requirements.txt | sha256sum | cut -d' ' -f1)"
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
-        echo "setup: installing requirements.txt into .venv" >&2
+        echo "setup: installing $wanted_file into .venv" >&2
         .venv/bin/python -m pip install --quiet --upgrade pip
-        .venv/bin/python -m pip install --quiet -r requirements.txt
+        .venv/bin/python -m pip install --quiet -r "$wanted_file"
         echo "$wanted" >"$stamp"
     fi
 }
 
 ensure_java
-ensure_venv
+if [ "${SPARK_WINDOWS_SETUP_VENV:-true}" != false ]; then
+    ensure_venv
+fi
 
 export PATH="$PROJECT_DIR/.venv/bin:$PATH"
 export DBT_PROFILES_DIR="$PROJECT_DIR/profiles"

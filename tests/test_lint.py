@@ -21,7 +21,7 @@ SQL_PATHS = ["models", *sorted(str(p.relative_to(PROJECT_DIR)) for p in PROJECT_
 def tool(name: str) -> str:
     found = shutil.which(name) or str(Path(sys.executable).with_name(name))
     if not Path(found).exists():
-        pytest.fail(f"{name} is not installed; scripts/test.sh installs requirements.txt")
+        pytest.fail(f"{name} is not installed; scripts/test.sh installs requirements-dev.txt")
     return found
 
 
