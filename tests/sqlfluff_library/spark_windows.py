@@ -44,6 +44,14 @@ def window_aggregate(relation, time_col, window, group_by, aggregates):
     return _subquery(relation)
 
 
+def window_firings(relation, time_col, window, group_by, aggregates, trigger=None, purge=False, evictor=None):
+    return _subquery(relation)
+
+
+def kafka_records(relation, value_schema, value_format="json", key_format="string", key_schema=None, keep_columns=None):
+    return _subquery(relation)
+
+
 def window_top_n(relation, partition_by, order_by, n):
     return _subquery(relation)
 
