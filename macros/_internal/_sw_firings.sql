@@ -101,6 +101,10 @@
             macro_name ~ ": evictor 'delta' (" ~ (threshold if threshold is not string else "'" ~ threshold ~ "'")
             ~ ") must be a positive number, such as 5 or 0.5 (a number, not a string)") }}
     {%- endif -%}
-    {%- do spark_windows._sw_require_column(evictor['of'], macro_name, "evictor 'of'") -%}
+    {%- if evictor['of'] is not string or evictor['of'].strip() == '' -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": evictor 'of' ('" ~ evictor['of'] ~ "') must be a column name or a numeric SQL expression given as a non-empty string, such as 'price'") }}
+    {%- endif -%}
+    {%- do spark_windows._sw_require_expression(evictor['of'], macro_name, "evictor 'of'", "a column name or a numeric SQL expression such as 'price'") -%}
     {{ return({'kind': 'delta', 'threshold': threshold, 'of': evictor['of']}) }}
 {% endmacro %}
