@@ -5,12 +5,20 @@
     python scripts/bench.py --driver-memory 2g --events 20000000 --runs 1
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
+    python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
 
 Generates the events once per size (Parquet, in .spark_state/bench), then times each case
 several times, interleaved, and prints the median of each and its ratio to window_aggregate's
 1-minute tumble; with several sizes, also how each case grows from the first size. A case runs
 its whole query and writes to Spark's `noop` sink, so every window is computed and nothing is
-collected. The SQL comes from the project's macros.
+collected. The SQL comes from the project's macros. The cases cover counts and sums, all five
+mergeable aggregates, count(distinct), approx_count_distinct and percentile_approx (row copy),
+and sessions against Spark's session_window; the report ends with the ratios of the pairs in
+RATIOS.
+
+With --dbt: each case is the table model models/bench/bench_window_case.sql (what an analyst
+runs), built by dbt in this process over a table of the same events; the time is the model's
+execution time as dbt reports it.
 
 With --incremental: the windowed_incremental model models/bench/bench_vehicles_incremental.sql
 (tumbling 1 minute) through dbt in this process; times `dbt run --full-refresh` over the history
@@ -38,28 +46,165 @@ sys.path.insert(0, str(PROJECT_DIR / "tests"))
 from macro_renderer import MacroRenderer  # noqa: E402
 
 AGGREGATES = {"readings": "count(*)", "vehicles": "sum(v)"}
+ALL_MERGEABLE = {
+    "readings": "count(*)",
+    "vehicles": "sum(v)",
+    "mean": "avg(v)",
+    "lowest": "min(v)",
+    "highest": "max(v)",
+}
+TUMBLE = {"type": "tumble", "size": "1 minute"}
 HOP = {"type": "hop", "slide": "1 minute", "size": "1 hour"}
+CUMULATE = {"type": "cumulate", "step": "1 minute", "size": "1 hour"}
+SESSION = {"type": "session", "gap": "10 minutes"}
+# pairs of cases whose ratio the report prints (the goals: a sliding window at about the cost
+# of a tumbling one, with the same aggregates; sessions no slower than Spark's session_window)
+RATIOS = [
+    ("wa_hop_1h_1m", "wa_tumble_1m"),
+    ("wa_hop_1h_1m_all", "wa_tumble_1m_all"),
+    ("wa_cumulate_1h_1m_all", "wa_tumble_1m_all"),
+    ("wa_hop_1h_1m_distinct", "wa_tumble_1m_distinct"),
+    ("wa_cumulate_1h_1m_distinct", "wa_tumble_1m_distinct"),
+    ("tvf_hop_1h_1m_distinct_group_by", "wa_tumble_1m_distinct"),
+    ("wa_hop_1h_1m_approx_distinct", "wa_tumble_1m_approx_distinct"),
+    ("wa_hop_1h_1m_percentile", "wa_tumble_1m_percentile"),
+    ("wa_session_10m", "native_session_window_10m"),
+    ("native_window_hop_1h_1m", "wa_hop_1h_1m"),
+]
+
+
+def wa_case(window, aggregates) -> dict:
+    return {"time_col": "ts", "window": window, "group_by": ["k"], "aggregates": aggregates}
+
+
+def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
+    """Each case: a window_aggregate call, or {'sql': query reading {source}} for the plans it is
+    compared with (Spark's own window functions, the table-valued macro and GROUP BY)."""
+    tvf_hop = renderer.call("hop", "{source}", "ts", HOP["slide"], HOP["size"])
+    return {
+        "wa_tumble_1m": wa_case(TUMBLE, AGGREGATES),
+        "wa_hop_1h_1m": wa_case(HOP, AGGREGATES),
+        "wa_cumulate_1h_1m": wa_case(CUMULATE, AGGREGATES),
+        "native_window_hop_1h_1m": {
+            "sql": "select k, window.start as window_start, window.end as window_end, "
+            "count(*) as readings, sum(v) as vehicles from {source} "
+            "group by k, window(ts, '1 hour', '1 minute')"
+        },
+        "tvf_hop_1h_1m_group_by": {
+            "sql": f"select k, window_start, window_end, count(*) as readings, sum(v) as vehicles "
+            f"from {tvf_hop} group by k, window_start, window_end"
+        },
+        "wa_tumble_1m_all": wa_case(TUMBLE, ALL_MERGEABLE),
+        "wa_hop_1h_1m_all": wa_case(HOP, ALL_MERGEABLE),
+        "wa_cumulate_1h_1m_all": wa_case(CUMULATE, ALL_MERGEABLE),
+        "wa_tumble_1m_distinct": wa_case(TUMBLE, {"users": "count(distinct u)"}),
+        "wa_hop_1h_1m_distinct": wa_case(HOP, {"users": "count(distinct u)"}),
+        "wa_cumulate_1h_1m_distinct": wa_case(CUMULATE, {"users": "count(distinct u)"}),
+        "tvf_hop_1h_1m_distinct_group_by": {
+            "sql": f"select k, window_start, window_end, count(distinct u) as users "
+            f"from {tvf_hop} group by k, window_start, window_end"
+        },
+        # the row-copy plan today: approximate distinct counts and quantiles
+        "wa_tumble_1m_approx_distinct": wa_case(TUMBLE, {"users": "approx_count_distinct(u)"}),
+        "wa_hop_1h_1m_approx_distinct": wa_case(HOP, {"users": "approx_count_distinct(u)"}),
+        "wa_tumble_1m_percentile": wa_case(TUMBLE, {"median_v": "percentile_approx(v, 0.5)"}),
+        "wa_hop_1h_1m_percentile": wa_case(HOP, {"median_v": "percentile_approx(v, 0.5)"}),
+        "wa_session_10m": wa_case(SESSION, AGGREGATES),
+        "native_session_window_10m": {
+            "sql": "select k, session_window.start as window_start, session_window.end as window_end, "
+            "count(*) as readings, sum(v) as vehicles from {source} "
+            "group by k, session_window(ts, '10 minutes')"
+        },
+    }
+
+
+def nexmark_specs(renderer: MacroRenderer) -> dict[str, dict]:
+    """NEXMark-shaped queries over {source}_person, {source}_auction and {source}_bid, written
+    with the macros (event time: date_time)."""
+
+    def wa(relation, window, group_by, aggregates):
+        return renderer.call("window_aggregate", relation, "date_time", window, group_by, aggregates)
+
+    hot = wa(
+        "{source}_bid", {"type": "hop", "slide": "2 seconds", "size": "10 seconds"}, ["auction"], {"bids": "count(*)"}
+    )
+    highest = wa("{source}_bid", {"type": "tumble", "size": "10 seconds"}, [], {"top_price": "max(price)"})
+    bids_tumbled = renderer.call("tumble", "{source}_bid", "date_time", "10 seconds")
+    people = renderer.call("tumble", "{source}_person", "date_time", "10 seconds")
+    auctions = renderer.call("tumble", "{source}_auction", "date_time", "10 seconds")
+    sessions = wa("{source}_bid", {"type": "session", "gap": "10 seconds"}, ["bidder"], {"bids": "count(*)"})
+    return {
+        # q5 hot items: the auctions with the most bids per hopping window
+        "nexmark_q5_hot_items": {
+            "sql": f"select counts.auction, counts.window_start, counts.window_end, counts.bids "
+            f"from {hot} as counts join (select window_end, max(bids) as top_bids from {hot} as c "
+            "group by window_end) as tops on counts.window_end = tops.window_end and counts.bids = tops.top_bids"
+        },
+        # q7 highest bid per tumbling window, with the bid itself
+        "nexmark_q7_highest_bid": {
+            "sql": f"select b.auction, b.bidder, b.price, b.window_end from {bids_tumbled} as b "
+            f"join {highest} as h on b.window_end = h.window_end and b.price = h.top_price"
+        },
+        # q8 new users: people who opened auctions in the window they registered in
+        "nexmark_q8_new_users": {
+            "sql": f"select p.id, p.name, p.window_start from (select distinct id, name, window_start, window_end "
+            f"from {people}) as p join (select distinct seller, window_start, window_end from {auctions}) as a "
+            "on p.id = a.seller and p.window_start = a.window_start and p.window_end = a.window_end"
+        },
+        # q11 user sessions: bids per bidder session, 10 seconds gap
+        "nexmark_q11_user_sessions": {"sql": f"select * from {sessions}"},
+    }
+
+
+def generate_nexmark(spark, args, events: int, view: str) -> None:
+    """NEXMark-shaped person, auction and bid rows (1 : 3 : 46 of `events`), one event every
+    `days` * 86400 / events seconds from 2024-01-01 UTC, as temp views {view}_person, ..."""
+    span_us, start_us = args.days * 86_400_000_000, 1_704_067_200_000_000
+    step = max(1, span_us // events)
+    base = spark.range(events, numPartitions=max(2, events // 1_000_000)).selectExpr(
+        "id", f"timestamp_micros({start_us} + id * {step}) as date_time", "id % 50 as slot"
+    )
+    base.where("slot = 0").selectExpr(
+        "id div 50 as id",
+        "concat('person ', id div 50) as name",
+        "concat('p', id div 50, '@example.com') as email_address",
+        "element_at(array('Phoenix', 'Portland', 'Seattle', 'Boise'), cast(id % 4 as int) + 1) as city",
+        "element_at(array('AZ', 'OR', 'WA', 'ID'), cast(id % 4 as int) + 1) as state",
+        "date_time",
+    ).createOrReplaceTempView(f"{view}_person")
+    base.where("slot between 1 and 3").selectExpr(
+        "id div 50 * 3 + slot - 1 as id",
+        "concat('item ', id) as item_name",
+        "cast(rand(29) * 1000 as bigint) as initial_bid",
+        "cast(rand(31) * 2000 as bigint) as reserve",
+        "date_time",
+        "date_time + interval 10 minutes as expires",
+        "cast(rand(37) * greatest(id div 50, 1) as bigint) as seller",
+        "cast(rand(41) * 5 as int) + 10 as category",
+    ).createOrReplaceTempView(f"{view}_auction")
+    base.where("slot >= 4").selectExpr(
+        "cast(rand(43) * greatest(id div 50 * 3, 1) as bigint) as auction",
+        "cast(rand(47) * greatest(id div 50, 1) as bigint) as bidder",
+        "cast(rand(53) * 10000 as bigint) as price",
+        "element_at(array('apple', 'google', 'facebook', 'baidu'), cast(id % 4 as int) + 1) as channel",
+        "concat('https://www.nexmark.com/item/', id) as url",
+        "date_time",
+    ).createOrReplaceTempView(f"{view}_bid")
+
+
+def case_sql(renderer: MacroRenderer, spec: dict, view: str) -> str:
+    if "sql" in spec:
+        return spec["sql"].replace("{source}", view)
+    arguments = (spec["time_col"], spec["window"], spec["group_by"], spec["aggregates"])
+    return "select * from " + renderer.call("window_aggregate", view, *arguments)
+
+
+def all_specs(renderer: MacroRenderer) -> dict[str, dict]:
+    return {**case_specs(renderer), **nexmark_specs(renderer)}
 
 
 def cases(renderer: MacroRenderer, view: str) -> dict[str, str]:
-    def wa(window):
-        return "select * from " + renderer.call("window_aggregate", view, "ts", window, ["k"], AGGREGATES)
-
-    tvf_hop = renderer.call("hop", view, "ts", HOP["slide"], HOP["size"])
-    return {
-        "wa_tumble_1m": wa({"type": "tumble", "size": "1 minute"}),
-        "wa_hop_1h_1m": wa(HOP),
-        "wa_cumulate_1h_1m": wa({"type": "cumulate", "step": "1 minute", "size": "1 hour"}),
-        "native_window_hop_1h_1m": (
-            "select k, window.start as window_start, window.end as window_end, "
-            f"count(*) as readings, sum(v) as vehicles from {view} "
-            "group by k, window(ts, '1 hour', '1 minute')"
-        ),
-        "tvf_hop_1h_1m_group_by": (
-            f"select k, window_start, window_end, count(*) as readings, sum(v) as vehicles "
-            f"from {tvf_hop} group by k, window_start, window_end"
-        ),
-    }
+    return {name: case_sql(renderer, spec, view) for name, spec in all_specs(renderer).items()}
 
 
 def spark_session(args):
@@ -80,8 +225,9 @@ def spark_session(args):
 
 
 def generate(spark, args, events: int) -> str:
-    """N events over `days` days from 2024-01-01 UTC, keys uniform, v in 0..99 with 1% NULL."""
-    path = args.state_dir / f"events_{events}_{args.keys}_{args.days}.parquet"
+    """N events over `days` days from 2024-01-01 UTC, keys uniform, v in 0..99 with 1% NULL,
+    users u in 0..999 with 1% NULL."""
+    path = events_path(args, events)
     if not path.exists():
         span_us = args.days * 86_400_000_000
         start_us = 1_704_067_200_000_000
@@ -89,10 +235,16 @@ def generate(spark, args, events: int) -> str:
             f"cast(id % {args.keys} as string) as k",
             f"timestamp_micros({start_us} + cast(rand(7) * {span_us} as bigint)) as ts",
             "case when rand(11) < 0.01 then null else cast(rand(13) * 100 as int) end as v",
+            "case when rand(19) < 0.01 then null else cast(rand(23) * 1000 as int) end as u",
         ).write.parquet(str(path))
     view = f"bench_events_{events}"
     spark.read.parquet(str(path)).createOrReplaceTempView(view)
+    generate_nexmark(spark, args, events, view)
     return view
+
+
+def events_path(args, events: int) -> Path:
+    return args.state_dir / f"events_{events}_{args.keys}_{args.days}_u.parquet"
 
 
 def report(args, events, names, timings, medians) -> None:
@@ -108,9 +260,11 @@ def report(args, events, names, timings, medians) -> None:
         ratio = f"{medians[name] / base:.2f}" if base else "-"
         runs = ", ".join(f"{value:.2f}" for value in timings[name])
         print(f"| {name} | {medians[name]:.2f} | {runs} | {ratio} |")
-    if "native_window_hop_1h_1m" in medians and "wa_hop_1h_1m" in medians:
-        speedup = medians["native_window_hop_1h_1m"] / medians["wa_hop_1h_1m"]
-        print(f"\nwa_hop_1h_1m is {speedup:.1f}x faster than Spark's window() for the same hop")
+    pairs = [(case, base_case) for case, base_case in RATIOS if case in medians and base_case in medians]
+    if pairs:
+        print("\n| case | x case |\n|---|---:|")
+        for case, base_case in pairs:
+            print(f"| {case} | {medians[case] / medians[base_case]:.2f} x {base_case} |")
     sys.stdout.flush()
 
 
@@ -118,6 +272,54 @@ def time_query(spark, sql: str) -> float:
     started = time.perf_counter()
     spark.sql(sql).write.format("noop").mode("overwrite").save()
     return time.perf_counter() - started
+
+
+def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
+    """Each case as the table model models/bench/bench_window_case.sql, built by dbt in this
+    process; times the model's execution as dbt reports it."""
+    import json
+
+    from dbt_harness import configure_environment, run_dbt
+
+    state_dir = args.state_dir / "dbt"
+    if state_dir.exists():
+        shutil.rmtree(state_dir)
+    configure_environment(state_dir, "local")
+    os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory
+    run_dbt(["seed", "--select", "sensor_readings_arrivals"])  # opens the session and the schema
+
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    specs = all_specs(renderer)
+    for events in args.events:
+        generate(spark, args, events)
+        table = f"spark_windows.bench_events_{events}"
+        spark.sql(f"create table {table} using parquet location '{events_path(args, events)}'")
+        for name in ("person", "auction", "bid"):
+            spark.table(f"bench_events_{events}_{name}").write.saveAsTable(f"{table}_{name}")
+
+        def timed(name, table=table):
+            variables = {
+                "spark_windows_bench": True,
+                "spark_windows_bench_source": table,
+                "spark_windows_bench_case": specs[name],
+            }
+            result = run_dbt(["run", "--select", "bench_window_case", "--vars", json.dumps(variables)])
+            return result.result.results[0].execution_time
+
+        for name in names:  # warm-up
+            timed(name)
+        timings = {name: [] for name in names}
+        for _ in range(args.runs):
+            for name in names:
+                timings[name].append(timed(name))
+        medians = {name: statistics.median(values) for name, values in timings.items()}
+        print("\ndbt table models (models/bench/bench_window_case.sql), execution time as dbt reports it:")
+        report(args, events, names, timings, medians)
+    spark.stop()
+    return 0
 
 
 def incremental(args) -> int:
@@ -212,6 +414,9 @@ def main(argv=None) -> int:
         "--incremental", action="store_true", help="time the windowed_incremental model (first --events size)"
     )
     parser.add_argument("--session", action="store_true", help="with --incremental: the session model")
+    parser.add_argument(
+        "--dbt", action="store_true", help="build each case as a dbt table model instead of writing to noop"
+    )
     args = parser.parse_args(argv)
     if args.incremental:
         args.state_dir.mkdir(parents=True, exist_ok=True)
@@ -226,6 +431,8 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown cases {unknown}; known: {sorted(cases(renderer, 'v'))}")
 
+    if args.dbt:
+        return dbt_models(args, renderer, names)
     spark = spark_session(args)
     spark.sparkContext.setLogLevel("ERROR")
     medians_by_size = {}

@@ -39,7 +39,7 @@ def events(draw, unit):
             st.tuples(
                 st.sampled_from(["a", "b", None]),
                 times,
-                st.one_of(st.none(), st.integers(-1000, 1000)),
+                st.one_of(st.none(), st.integers(-1000, 1000), st.integers(0, 3)),  # repeated values
             ),
             max_size=30,
         )
@@ -178,7 +178,17 @@ AGGREGATE_SETS = {
     "invertible": {"cnt": "count(*)", "cnt_v": "count(v)", "total": "sum(v)"},
     # a floating-point sum cannot be subtracted exactly: the two-stacks branch of the sweep plan
     "float_sum": {"cnt": "count(*)", "total": "sum(cast(v as double))", "mean": "avg(v)"},
-    # distinct values cannot be merged from slices: the row-copy plan, for every window type
+    # count(distinct ...) of one expression: swept from the panes each value occurs in (hop,
+    # cumulate), next to the slice plan of the other aggregates
+    "count_distinct": {
+        "cnt": "count(*)",
+        "cnt_d": "count(distinct v)",
+        "mx": "max(v)",
+        "cnt_dp": "count(distinct(v))",
+        "cnt_d10": "count(distinct abs(v) div 10)",
+    },
+    "count_distinct_only": {"cnt_d": "count(distinct v)"},
+    # sum(distinct ...) cannot be merged from slices: the row-copy plan, for every window type
     "distinct": {
         "cnt": "count(*)",
         "cnt_d": "count(distinct v)",
@@ -219,6 +229,7 @@ def model_rows(windows, aggregate_set):
         distinct = {v for v in windows[(key, start, end)] if v is not None}
         values["cnt_d"] = values["cnt_dp"] = len(distinct)
         values["total_d"] = sum(distinct) if distinct else None
+        values["cnt_d10"] = len({abs(v) // 10 for v in distinct})
         if aggregate_set == "float_sum" and total is not None:
             values["total"] = float(total)
         rows.append((key, start, end, *[values[name] for name in AGGREGATE_SETS[aggregate_set]]))
@@ -246,6 +257,23 @@ def aggregate_query(windowed_sql, names, keyed, grouped_sql=None):
 def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
     spark, renderer, case, kind, keyed, aggregate_set
 ):
+    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set)
+
+
+@PROPERTY_SETTINGS
+@given(
+    case=grid_case(),
+    kind=st.sampled_from(["hop", "cumulate"]),
+    keyed=st.booleans(),
+    aggregate_set=st.sampled_from(["count_distinct", "count_distinct_only"]),
+)
+def test_window_aggregate_count_distinct_on_sliding_windows(spark, renderer, case, kind, keyed, aggregate_set):
+    """The distinct sweep (no copied rows) on more examples than the test above gives it."""
+    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set)
+
+
+def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set):
+    """window_aggregate equals the Python model and the table-valued macro followed by GROUP BY."""
     rows, unit_name, step_n, ratio, offset_n = case
     unit = UNITS[unit_name]
     aggregates = AGGREGATE_SETS[aggregate_set]
@@ -254,6 +282,8 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
     sliced = renderer.call("window_aggregate", view, "ts", spec, ["k"] if keyed else [], aggregates)
     if aggregate_set == "distinct":
         assert "__sw_windowed" in sliced and "__sw_pane" not in sliced, "the row-copy plan"
+    if aggregate_set.startswith("count_distinct") and kind in ["hop", "cumulate"] and ratio > 1:
+        assert "__sw_distinct" in sliced and "__sw_windowed" not in sliced, "the distinct sweep"
     actual = sorted((tuple(r) for r in spark.sql(aggregate_query(sliced, list(aggregates), keyed)).collect()), key=repr)
     model_input = rows if keyed else [(None, t, v) for _, t, v in rows]
     assert actual == model_rows(model_windows(kind, model_input, unit, step_n, ratio, offset_n), aggregate_set)

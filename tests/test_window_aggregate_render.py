@@ -164,26 +164,82 @@ def test_bad_calls_are_compile_errors_that_say_what_is_accepted(renderer, argume
     assert message in str(error.value)
 
 
-@pytest.mark.parametrize(
-    "sql",
-    [
-        "count(distinct v)",
-        "count(distinct(v))",
-        "sum(DISTINCT(v))",
-        "avg(Distinct v)",
-        "count(distinct\tv)",
-        "count(\n  distinct v\n)",
-        "count(distinct`v`)",
-        "count(distinct v, w)",
-    ],
-)
+@pytest.mark.parametrize("sql", ["sum(DISTINCT(v))", "avg(Distinct v)", "count(distinct v, w)"])
 @pytest.mark.parametrize("kind", ["tumble", "hop", "cumulate"])
-def test_distinct_aggregates_use_the_row_copy_plan(renderer, sql, kind):
-    # per-pane distinct counts cannot be added: a value seen in two panes would count twice
+def test_distinct_sums_and_tuples_use_the_row_copy_plan(renderer, sql, kind):
+    # per-pane distinct sums cannot be added: a value seen in two panes would count twice
     rendered = render(renderer, SPECS[kind], aggregates={"n": "count(*)", "d": sql})
     assert is_row_copy(rendered)
     assert f"{sql} as d" in rendered
     assert output_names(rendered) == ["k", *WINDOW_COLUMNS, "n", "d"]
+
+
+DISTINCT_ARGUMENTS = [
+    ("count(distinct v)", "v"),
+    ("count(distinct(v))", "(v)"),
+    ("count(distinct\tv)", "v"),
+    ("count(\n  distinct v\n)", "v"),
+    ("count(distinct`v`)", "`v`"),
+    ("COUNT(DISTINCT abs(v) div 10)", "abs(v) div 10"),
+]
+
+
+@pytest.mark.parametrize("sql", [sql for sql, _ in DISTINCT_ARGUMENTS])
+def test_a_tumbling_count_distinct_groups_the_tumbling_rows(renderer, sql):
+    # one pane per window: each row is in one window, GROUP BY is the plan
+    rendered = render(renderer, TUMBLE, aggregates={"n": "count(*)", "d": sql})
+    assert is_row_copy(rendered)
+    assert f"{sql} as d" in rendered
+    one_pane_hop = render(renderer, {"type": "hop", "slide": "1 minute", "size": "1 minute"}, aggregates={"d": sql})
+    assert is_row_copy(one_pane_hop)
+
+
+@pytest.mark.parametrize("sql, argument", DISTINCT_ARGUMENTS)
+@pytest.mark.parametrize("kind", ["hop", "cumulate"])
+def test_count_distinct_on_sliding_windows_is_swept_without_copying_rows(renderer, sql, argument, kind):
+    rendered = render(renderer, SPECS[kind], aggregates={"n": "count(*)", "d": sql})
+    assert not is_row_copy(rendered)
+    assert "__sw_windowed" not in rendered
+    assert f"{argument} as __sw_value" in rendered
+    assert f"where ts is not null and ({argument}) is not null" in rendered, "NULL values never count"
+    assert "coalesce(__sw_distinct.__sw_d1, 0) as d" in rendered
+    assert output_names(rendered) == ["k", *WINDOW_COLUMNS, "n", "d"]
+
+
+def test_hop_distinct_runs_start_and_end_where_panes_are_more_than_a_window_apart(renderer):
+    # a value in panes p < q counts in every window from p to q + n - 1 when q - p <= n (60)
+    rendered = render(renderer, HOP, aggregates={"d": "count(distinct v)"})
+    assert "case when __sw_previous_pane is null or __sw_pane - __sw_previous_pane > 60 then __sw_pane end" in rendered
+    assert "case when __sw_next_pane is null or __sw_next_pane - __sw_pane > 60 then __sw_pane + 60 end" in rendered
+    assert "posexplode(array(" in rendered and "1 - 2 * __sw_leaves as __sw_d1" in rendered
+
+
+def test_cumulate_distinct_counts_a_value_from_its_first_pane_in_the_block(renderer):
+    rendered = render(renderer, CUMULATE, aggregates={"d": "count(distinct v)"})
+    first = "__sw_previous_pane is null or __sw_previous_pane < __sw_pane - pmod(__sw_pane, 60)"
+    assert f"case when {first} then __sw_pane end" in rendered
+    assert f"case when {first} then __sw_pane - pmod(__sw_pane, 60) + 60 end" in rendered
+
+
+@pytest.mark.parametrize("kind", ["hop", "cumulate"])
+def test_several_distinct_counts_share_one_sweep_and_one_join(renderer, kind):
+    aggregates = {
+        "users": "count(distinct u)",
+        "hi": "max(v)",
+        "items": "count(distinct(item))",
+        "users_again": "count(DISTINCT u)",
+    }
+    rendered = render(renderer, SPECS[kind], ["tenant", "t.k"], aggregates)
+    tree = parse(rendered)
+    assert len(list(tree.find_all(exp.Join))) == 1
+    assert "coalesce(__sw_distinct.__sw_d1, 0) as users" in rendered
+    assert "coalesce(__sw_distinct.__sw_d2, 0) as items" in rendered
+    assert "coalesce(__sw_distinct.__sw_d1, 0) as users_again" in rendered
+    assert "__sw_d3" not in rendered
+    assert "__sw_sliced.tenant <=> __sw_distinct.tenant and" in rendered, "NULL keys join too"
+    assert "__sw_sliced.k <=> __sw_distinct.k and" in rendered
+    assert "unix_micros(__sw_sliced.window_end) = (__sw_distinct.__sw_pane + 1) * 60000000 + 0" in rendered
+    assert output_names(rendered) == ["tenant", "k", *WINDOW_COLUMNS, *aggregates]
 
 
 @pytest.mark.parametrize("sql", ["count(distinct_users)", "sum(distinctness)", "count(all_v)", "max(Distinct_v)"])
@@ -253,6 +309,19 @@ PLANS = {
         {"n": "count(*)", "total": "sum(v)", "mean": "avg(v)", "users": "count(distinct u)"},
         "__sw_windowed",
         "__sw_pane",
+    ),
+    "hop_distinct": (
+        HOP,
+        {"n": "count(*)", "users": "count(distinct u)", "hi": "max(v)"},
+        "__sw_distinct",
+        "__sw_windowed",
+    ),
+    "hop_distinct_only": (HOP, {"users": "count(distinct u)"}, "__sw_distinct", "__sw_windowed"),
+    "cumulate_distinct": (
+        CUMULATE,
+        {"users": "count(distinct u)", "total": "sum(v)", "items": "count(distinct item)"},
+        "__sw_distinct",
+        "__sw_windowed",
     ),
     "hop_row_copy": (
         HOP,

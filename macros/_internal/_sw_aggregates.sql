@@ -4,8 +4,11 @@
       name      output column
       sql       the expression as given
       kind      count_star | count | sum | min | max | avg  (mergeable from slices)
+                count_distinct (count(distinct expr) of one expression: swept from the panes
+                each value occurs in)
                 or row_copy (a Spark aggregate that cannot be merged from slices)
-      arg       the argument of a mergeable aggregate, as written (a leading `all` dropped)
+      arg       the argument of a mergeable aggregate, as written (a leading `all` dropped;
+                for count_distinct, the expression after `distinct`)
     With a list as `errors`, the first problem is appended there and the result is none.
 -#}
 
@@ -23,8 +26,8 @@
 {% macro _sw_parse_aggregates(aggregates, macro_name, keys=[], errors=none) %}
     {%- set accepted -%}
         a dict of output column name to one aggregate call, such as {'vehicles': 'sum(car_count)', 'readings': 'count(*)'}.
-        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr).
-        Computed from copied rows (slower for hop and cumulate): count(distinct expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | join(', ') }}
+        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr), count(distinct expr).
+        Computed from copied rows (slower for hop and cumulate): count(distinct expr, expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | join(', ') }}
     {%- endset -%}
     {%- if aggregates is not mapping or aggregates | length == 0 -%}
         {{ return(spark_windows._sw_refuse(macro_name ~ ": aggregates (" ~ aggregates ~ ") must be " ~ accepted, errors)) }}
@@ -82,6 +85,11 @@
         {%- endif -%}
         {%- if function == 'count' and arg == '*' -%}
             {%- set kind = 'count_star' -%}
+        {%- elif function == 'count' and distinct and ',' not in arg -%}
+            {#- one expression (a comma may separate several, which count tuples): swept from
+                the panes each value occurs in -#}
+            {%- set kind = 'count_distinct' -%}
+            {%- set arg = arg[8:].strip() -%}
         {%- elif function in ['count', 'sum', 'min', 'max', 'avg'] and not distinct -%}
             {%- set kind = function -%}
         {%- elif function in ['count', 'sum', 'avg', 'min', 'max'] or function in spark_windows._sw_row_copy_aggregates() -%}

@@ -95,6 +95,12 @@
 {%- endmacro %}
 
 
+{#- The pane number of a row: pane p covers [p * pane + offset, (p + 1) * pane + offset). -#}
+{% macro _sw_pane_number(ctx) -%}
+    ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(ctx.time_col), ctx.pane_us, ctx.offset_us) }} - {{ ctx.offset_us }}) div {{ ctx.pane_us }}
+{%- endmacro %}
+
+
 {#- Rows added into panes: the group columns, __sw_pane and the partial columns.
     by_group: shuffle the rows by the group columns first, so that the windows over panes that
     follow (partitioned by group) need no second shuffle of the panes.
@@ -102,9 +108,7 @@
     indent filter, which would also indent lines inside a multi-line string literal of the
     relation or of an aggregate's argument). -#}
 {% macro _sw_panes(ctx, condition=none, by_group=false, pad='') -%}
-    {%- set pane -%}
-        ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(ctx.time_col), ctx.pane_us, ctx.offset_us) }} - {{ ctx.offset_us }}) div {{ ctx.pane_us }}
-    {%- endset -%}
+    {%- set pane = spark_windows._sw_pane_number(ctx) -%}
     select
 {{ pad }}        {{ ctx.keys_comma }}{{ pane }} as __sw_pane,
         {%- for column in ctx.columns %}

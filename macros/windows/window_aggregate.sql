@@ -31,11 +31,17 @@
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], name, 'time_col') -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, keys, name, 'group_by') -%}
     {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
-    {%- if spec.type == 'session' or row_copy -%}
+    {%- set distinct = aggs | selectattr('kind', 'equalto', 'count_distinct') | list | length > 0 -%}
+    {%- set one_pane = spec.type == 'tumble' or (spec.type != 'session' and spec.panes_per_window == 1) -%}
+    {#- a window of one pane holds each row once: GROUP BY of the tumbling rows is the plan -#}
+    {%- if spec.type == 'session' or row_copy or (distinct and one_pane) -%}
         {{ return(spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
     {%- endif -%}
-    {%- if spec.type == 'tumble' or spec.panes_per_window == 1 -%}
+    {%- if one_pane -%}
         {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, 'tumble', spec.size_us, 1, spec.offset_us % spec.size_us)) }}
+    {%- endif -%}
+    {%- if distinct -%}
+        {{ return(spark_windows._sw_distinct_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us)) }}
     {%- endif -%}
     {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us)) }}
 {%- endmacro %}
