@@ -60,7 +60,7 @@
     {%- set names = [] -%}
     {%- for agg in aggs -%}
         {%- if modules.re.search('(?i)(^|[^A-Za-z0-9_.`])' ~ agg.name ~ '($|[^A-Za-z0-9_])', value) -%}
-            {%- if modules.re.match('(?i)distinct[^a-z0-9_]', agg.arg) -%}
+            {%- if agg.kind == 'count_distinct' or modules.re.match('(?i)distinct[^a-z0-9_]', agg.arg) -%}
                 {{ exceptions.raise_compiler_error(
                     macro_name ~ ": trigger 'when' ('" ~ value ~ "') uses the aggregate '" ~ agg.name ~ "' (" ~ agg.sql
                     ~ "), a distinct aggregate, which Spark cannot compute as a running total; use another aggregate in the condition") }}
