@@ -451,3 +451,15 @@ def test_session_steps_without_group_by_render_spark_sql(session_renderer):
         renderer.call("_sw_incremental_session_changelog_sql", cfg, "spark_windows.pending", plan),
     ):
         parse(sql)
+
+
+def test_a_session_model_whose_gap_changed_is_refused_naming_the_window(incremental_renderer):
+    stored = {**STORED, "window": {"type": "session", "gap": "10 minutes"}}
+    message = incremental_renderer.call(
+        "_sw_incremental_changed_message",
+        Target(),
+        stored,
+        {**stored, "window": {"type": "session", "gap": "30 minutes"}},
+    )
+    assert message.startswith("windowed_incremental: window (was ") and "'30 minutes'" in message
+    assert "--full-refresh" in message
