@@ -186,17 +186,8 @@ def test_a_missing_and_a_bad_setting_are_reported_together(incremental_renderer)
     assert "watermark_delay is missing" in text
 
 
-STORED = {
-    "time_col": "reading_ts",
-    "ingestion_time_col": "ingested_at",
-    "window": {"type": "tumble", "size": "1 minute"},
-    "group_by": ["sensor_id"],
-    "aggregates": {"vehicles": "sum(car_count)", "readings": "count(*)"},
-    "watermark_delay": "5 minutes",
-    "allowed_lateness": "10 minutes",
-    "partition_size": "1 day",
-    "emit": None,
-}
+# the settings a state row stores for GOOD (with its defaults)
+STORED = {**GOOD, "partition_size": "1 day", "emit": None}
 
 
 def changed_message(renderer, stored, **changes):
