@@ -78,6 +78,13 @@ def config(renderer, **changes):
         ({"partition_size": "0 days"}, "greater than zero"),
         ({"emit": "upserts"}, "must be 'changelog'"),
         ({"aggregates": {"is_final": "count(*)"}}, "is taken by a column"),
+        ({"aggregates": {"Revision": "count(*)"}}, "aggregate name 'Revision' is taken by a column"),
+        (
+            {"aggregates": {"timing": "max(reading_ts)"}},
+            "(is_final, revision, timing, watermark_passed, window_partition)",
+        ),
+        ({"emit_policy": "on_change"}, "emit_policy ('on_change') must be 'every_run'"),
+        ({"emit_policy": ["on_watermark"]}, "emit_policy (['on_watermark']) must be 'every_run'"),
         ({"aggregates": {"sensor_id": "count(*)"}}, "which is a group_by column"),
         ({"aggregates": {}}, "aggregates"),
         ({"group_by": "sensor_id"}, "list of column names"),
@@ -220,6 +227,20 @@ def test_only_the_changed_settings_are_named(incremental_renderer):
     assert "with the old values." in message
 
 
+def test_a_changed_emit_policy_is_named_either_way(incremental_renderer):
+    on_watermark = {**STORED, "emit_policy": "on_watermark"}
+    message = changed_message(incremental_renderer, on_watermark)
+    assert message.startswith("windowed_incremental: emit_policy (was 'on_watermark', now None) of ")
+    message = incremental_renderer.call("_sw_incremental_changed_message", Target(), STORED, on_watermark)
+    assert message.startswith("windowed_incremental: emit_policy (was None, now 'on_watermark') of ")
+
+
+def test_the_settings_name_emit_policy_only_when_it_is_not_the_default(incremental_renderer):
+    assert "emit_policy" not in config(incremental_renderer)["settings"]
+    assert "emit_policy" not in config(incremental_renderer, emit_policy="every_run")["settings"]
+    assert config(incremental_renderer, emit_policy="on_watermark")["settings"]["emit_policy"] == "on_watermark"
+
+
 def test_a_state_table_without_stored_settings_gets_the_general_message(incremental_renderer):
     message = changed_message(incremental_renderer, None, watermark_delay="10 minutes")
     assert message.startswith(
@@ -268,31 +289,77 @@ def parse(sql: str) -> exp.Expression:
     return tree
 
 
+def firing_columns(policy: str) -> list[str]:
+    """The columns a staging table keeps after is_final: the firing metadata, then the flags."""
+    shown = ["watermark_passed"] if policy == "on_watermark" else []
+    return ["revision", "timing", *shown, "__sw_shown", "__sw_old_shown", "__sw_emit"]
+
+
+def changelog_ops(changelog: exp.Expression) -> set[str]:
+    """The op literals of every branch of a changelog query."""
+    return {
+        literal.this
+        for select in changelog.find_all(exp.Select)
+        if select.selects[0].alias == "op"
+        for literal in select.selects[0].find_all(exp.Literal)
+        if literal.is_string
+    }
+
+
+@pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
 @pytest.mark.parametrize("kind", WINDOWS)
 @pytest.mark.parametrize("moment", STATES)
-def test_each_step_renders_spark_sql(incremental_renderer, kind, moment):
+def test_each_step_renders_spark_sql(incremental_renderer, kind, moment, policy):
     renderer = incremental_renderer
-    cfg = config(renderer, window=WINDOWS[kind])
+    cfg = config(renderer, window=WINDOWS[kind], emit_policy=policy)
     state = dict(STATES[moment])
     plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, MODEL_SQL, Target())
     parse(renderer.call("_sw_incremental_summary_sql", cfg, MODEL_SQL, state))
     pending = parse(renderer.call("_sw_incremental_pending_sql", cfg, MODEL_SQL, Target(), plan))
-    assert [column.alias_or_name for column in pending.selects][-3:] == [
+    assert [column.alias_or_name for column in pending.selects][-(3 + len(firing_columns(policy))) :] == [
         "is_final",
+        *firing_columns(policy),
         "__sw_fresh_window",
         "window_partition",
     ]
     late = parse(renderer.call("_sw_incremental_late_sql", cfg, MODEL_SQL, plan))
     assert "missed_windows" in [column.alias_or_name for column in late.selects]
-    parse(renderer.call("_sw_incremental_changelog_sql", cfg, Target(), "spark_windows.pending", plan))
-    parse(renderer.call("_sw_incremental_stored_sql", cfg, "spark_windows.pending"))
+    changelog = parse(renderer.call("_sw_incremental_changelog_sql", cfg, Target(), "spark_windows.pending", plan))
+    assert changelog_ops(changelog) == ({"+I", "+U", "-U"} if moment == "later run" else {"+I", "+U"})
+    stored = parse(renderer.call("_sw_incremental_stored_sql", cfg, "spark_windows.pending"))
+    assert ("watermark_passed" in [column.alias_or_name for column in stored.selects]) == (policy == "on_watermark")
     if moment == "later run":
-        # only the partitions of updated windows and of windows that may become final are read
-        assert plan["target_exists"] and len(plan["partition_ranges"]) == 2
+        # only the partitions of updated windows and of windows that may become final (and,
+        # with on_watermark, of windows the watermark passes) are read
+        assert plan["target_exists"] and len(plan["partition_ranges"]) == (3 if policy == "on_watermark" else 2)
         text = renderer.call("_sw_incremental_pending_sql", cfg, MODEL_SQL, Target(), plan)
         assert "from spark_windows.sensor_vehicles\n    where window_partition between" in text
     else:
         assert not plan["target_exists"] and plan["watermark_prev_us"] is None
+
+
+def test_on_watermark_also_rewrites_the_partitions_of_windows_the_watermark_passes(incremental_renderer):
+    """The windows whose end passes from (W_prev, W] are written now: their partitions (which
+    hold window starts, so one window size earlier) are rewritten too."""
+    state = dict(STATES["later run"])
+    plans = {
+        policy: incremental_renderer.call(
+            "_sw_incremental_plan",
+            config(incremental_renderer, emit_policy=policy),
+            state,
+            SUMMARY,
+            MODEL_SQL,
+            Target(),
+        )
+        for policy in ("every_run", "on_watermark")
+    }
+    day = 24 * 60 * MINUTE
+    floor = lambda us: us - us % day  # noqa: E731
+    watermark = SUMMARY[3] - 5 * MINUTE
+    assert plans["on_watermark"]["partition_ranges"] == [
+        *plans["every_run"]["partition_ranges"],
+        [floor(state["watermark_us"] - MINUTE), floor(watermark)],
+    ]
 
 
 def test_plan_times_follow_the_semantics(incremental_renderer):
@@ -346,9 +413,9 @@ def session_renderer() -> MacroRenderer:
     return renderer
 
 
-def session_plan(renderer, moment, touch):
+def session_plan(renderer, moment, touch, **changes):
     """The plan of a session model; `touch`: late-by-touch rows, touched sessions, their span."""
-    cfg = renderer.call("_sw_incremental_config", Config(SESSION))
+    cfg = renderer.call("_sw_incremental_config", Config({**SESSION, **changes}))
     renderer.touch_answer = touch
     renderer.queries.clear()
     return cfg, renderer.call("_sw_incremental_plan", cfg, dict(STATES[moment]), SUMMARY, SESSION_SQL, Target())
@@ -359,12 +426,13 @@ def test_session_config_reads_the_gap(session_renderer):
     assert cfg["session"] and cfg["spec"]["gap_us"] == 10 * MINUTE and cfg["lateness_us"] == 20 * MINUTE
 
 
+@pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
 @pytest.mark.parametrize("moment", STATES)
 @pytest.mark.parametrize("touched", [0, 2])
-def test_each_session_step_renders_spark_sql(session_renderer, moment, touched):
+def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, policy):
     renderer = session_renderer
     span = [SUMMARY[5] - 30 * MINUTE, SUMMARY[6] + 10 * MINUTE] if touched else [None, None]
-    cfg, plan = session_plan(renderer, moment, [1, touched, *span])
+    cfg, plan = session_plan(renderer, moment, [1, touched, *span], emit_policy=policy)
     later = moment == "later run"
     # the batch's rows (and, once the table exists, the sessions they can touch) are cached
     # once; the touch query runs only once the table exists
@@ -378,8 +446,9 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched):
     assert plan["late_rows"] == SUMMARY[4] + (1 if later else 0)
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)
-    assert [column.alias_or_name for column in pending.selects][-4:] == [
+    assert [column.alias_or_name for column in pending.selects][-(4 + len(firing_columns(policy))) :] == [
         "is_final",
+        *firing_columns(policy),
         "__sw_role",
         "__sw_fresh_window",
         "window_partition",
@@ -389,22 +458,16 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched):
     late = parse(renderer.call("_sw_incremental_session_late_sql", cfg, SESSION_SQL, Target(), plan))
     assert "missed_windows" in [column.alias_or_name for column in late.selects]
     changelog = parse(renderer.call("_sw_incremental_session_changelog_sql", cfg, "spark_windows.pending", plan))
-    assert {
-        select.selects[0].this.this for select in changelog.find_all(exp.Select) if select.selects[0].alias == "op"
-    } == {
-        "+I",
-        "-D",
-        "-U",
-        "+U",
-    }
+    assert changelog_ops(changelog) == {"+I", "-D", "-U", "+U"}
     stored = renderer.call("_sw_incremental_stored_sql", cfg, "spark_windows.pending")
     assert "__sw_role in ('fresh', 'kept')" in stored
     parse(stored)
 
 
-def test_session_plan_reads_the_partitions_of_session_ends(session_renderer):
+@pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
+def test_session_plan_reads_the_partitions_of_session_ends(session_renderer, policy):
     touched_end = SUMMARY[6] + 3 * HOUR
-    cfg, plan = session_plan(session_renderer, "later run", [0, 1, SUMMARY[5] - HOUR, touched_end])
+    cfg, plan = session_plan(session_renderer, "later run", [0, 1, SUMMARY[5] - HOUR, touched_end], emit_policy=policy)
     floor = lambda us: us - us % HOUR  # noqa: E731
     state = STATES["later run"]
     watermark = SUMMARY[3] - 5 * MINUTE
@@ -413,6 +476,8 @@ def test_session_plan_reads_the_partitions_of_session_ends(session_renderer):
         [floor(SUMMARY[5]), floor(touched_end)],
         # sessions that may become final: end + lateness in (previous watermark, watermark]
         [floor(state["watermark_us"] - 20 * MINUTE), floor(watermark - 20 * MINUTE)],
+        # on_watermark: sessions whose end the watermark passes, written now
+        *([[floor(state["watermark_us"]), floor(watermark)]] if policy == "on_watermark" else []),
     ]
     assert (plan["touched_min_start_us"], plan["touched_max_end_us"]) == (SUMMARY[5] - HOUR, touched_end)
 

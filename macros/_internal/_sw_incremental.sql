@@ -22,8 +22,10 @@
     {%- set keys = spark_windows._sw_column_list(config.get('group_by', []), name, 'group_by', errors=errors) -%}
     {%- set aggregates = config.get('aggregates') -%}
     {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys or [], errors) or [] -%}
-    {%- for agg in aggs if agg.name | lower in ['is_final', 'window_partition'] -%}
-        {%- do errors.append(name ~ ": aggregate name '" ~ agg.name ~ "' is taken by a column the materialization adds (is_final, window_partition); choose another name") -%}
+    {%- set added = ['is_final', 'revision', 'timing', 'watermark_passed', 'window_partition'] -%}
+    {%- for agg in aggs if agg.name | lower in added -%}
+        {%- do errors.append(name ~ ": aggregate name '" ~ agg.name ~ "' is taken by a column the materialization adds ("
+            ~ added | join(', ') ~ "); choose another name") -%}
     {%- endfor -%}
     {%- if config.get('watermark_delay') is none -%}
         {%- do errors.append(
@@ -38,11 +40,34 @@
     {%- if emit not in [none, 'changelog'] -%}
         {%- do errors.append(name ~ ": emit ('" ~ emit ~ "') must be 'changelog' or left out") -%}
     {%- endif -%}
+    {%- set emit_policy = config.get('emit_policy', 'every_run') -%}
+    {%- if emit_policy not in ['every_run', 'on_watermark'] -%}
+        {%- do errors.append(
+            name ~ ": emit_policy (" ~ ("'" ~ emit_policy ~ "'" if emit_policy is string else emit_policy) ~ ") must be 'every_run' "
+            ~ "(every run writes the windows its rows changed; the default) or 'on_watermark' (a window is written once the "
+            ~ "watermark passes its end, then again by each run whose late rows change it)") -%}
+    {%- endif -%}
     {%- do spark_windows._sw_incremental_check_table_config(config, errors) -%}
     {%- if errors -%}
         {{ exceptions.raise_compiler_error(
             name ~ ": " ~ (errors | length) ~ " problem" ~ ('s' if errors | length > 1) ~ " in the model's config; nothing was run:\n- "
             ~ errors | join('\n- ')) }}
+    {%- endif -%}
+    {#- what the state table stores to name a changed setting; emit_policy only when not the
+        default, so that tables written before it existed keep their fingerprint -#}
+    {%- set settings = {
+        'time_col': time_col,
+        'ingestion_time_col': ingestion_col,
+        'window': window,
+        'group_by': keys,
+        'aggregates': aggregates,
+        'watermark_delay': config.get('watermark_delay'),
+        'allowed_lateness': config.get('allowed_lateness', '0 seconds'),
+        'partition_size': config.get('partition_size', '1 day'),
+        'emit': emit,
+    } -%}
+    {%- if emit_policy == 'on_watermark' -%}
+        {%- do settings.update({'emit_policy': emit_policy}) -%}
     {%- endif -%}
     {{ return({
         'time_col': time_col,
@@ -56,19 +81,10 @@
         'lateness_us': lateness_us,
         'partition_us': partition_us,
         'changelog': emit == 'changelog',
+        'on_watermark': emit_policy == 'on_watermark',
         'grid_us': spec.pane_us if spec.type == 'hop' else spec.get('size_us'),
         'session': spec.type == 'session',
-        'settings': {
-            'time_col': time_col,
-            'ingestion_time_col': ingestion_col,
-            'window': window,
-            'group_by': keys,
-            'aggregates': aggregates,
-            'watermark_delay': config.get('watermark_delay'),
-            'allowed_lateness': config.get('allowed_lateness', '0 seconds'),
-            'partition_size': config.get('partition_size', '1 day'),
-            'emit': emit,
-        },
+        'settings': settings,
     }) }}
 {% endmacro %}
 
@@ -220,6 +236,66 @@ from (
 {%- endmacro %}
 
 
+{#- Whether a window ending at `end_col` is shown under the watermark `watermark_us`: with
+    every_run always, with on_watermark once the watermark has passed its end. -#}
+{% macro _sw_incremental_shown(cfg, watermark_us, end_col) -%}
+    {%- if not cfg.on_watermark -%}
+        true
+    {%- elif watermark_us is none -%}
+        false
+    {%- else -%}
+        unix_micros({{ end_col }}) <= {{ watermark_us }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- The columns _sw_incremental_emission_sql adds, in the order the staging tables keep them. -#}
+{% macro _sw_incremental_firing_columns(cfg) -%}
+    revision, timing, {{ 'watermark_passed, ' if cfg.on_watermark }}__sw_shown, __sw_old_shown, __sw_emit
+{%- endmacro %}
+
+
+{#- The firing metadata of every window of a staged next version (emit_policy; docs/decisions/
+    0005-windowed-incremental.md, "Emit policy"). `relation` is a subquery with the window's
+    columns and
+      __sw_old_revision, __sw_old_timing, __sw_old_end  the stored image (all NULL for a window
+                        that was not stored);
+      __sw_changed      whether this run changed the window (recomputed it; for sessions: its end
+                        or an aggregate changed).
+    A window is shown (written to the model's table) with every_run always, with on_watermark
+    once the watermark has passed its end. It is emitted by this run when it is shown now, and it
+    was not shown before or this run changed it; each emission adds 1 to its revision, and its
+    timing is early (the watermark has not passed its end), on_time (its first emission after
+    that) or late (any later one). Adds revision, timing, __sw_shown, __sw_old_shown, __sw_emit
+    (and watermark_passed with on_watermark). -#}
+{% macro _sw_incremental_emission_sql(cfg, plan, relation) -%}
+    {%- set w = plan.watermark_us -%}
+select
+    *,
+    coalesce(__sw_old_revision, 0) + case when __sw_emit then 1 else 0 end as revision,
+    case
+        when not __sw_emit then __sw_old_timing
+        {%- if w is not none %}
+        when unix_micros(window_end) <= {{ w }} then case when __sw_old_timing is null or __sw_old_timing = 'early' then 'on_time' else 'late' end
+        {%- endif %}
+        else 'early'
+    end as timing
+    {%- if cfg.on_watermark %},
+    __sw_shown as watermark_passed
+    {%- endif %}
+from (
+    select *, __sw_shown and (not __sw_old_shown or __sw_changed) as __sw_emit
+    from (
+        select
+            *,
+            {{ spark_windows._sw_incremental_shown(cfg, w, 'window_end') }} as __sw_shown,
+            __sw_old_end is not null and {{ spark_windows._sw_incremental_shown(cfg, plan.watermark_prev_us, '__sw_old_end') }} as __sw_old_shown
+        from {{ relation }}
+    ) as __sw_judged
+) as __sw_emitted
+{%- endmacro %}
+
+
 {#- The rows of the next version of every partition this run rewrites:
       fresh  windows that new, non-late rows fall in and that have not expired, recomputed in
              full from every row ingested so far;
@@ -259,10 +335,10 @@ __sw_fresh as (
 ),
 
 __sw_candidates as (
-    select *, true as __sw_fresh_window from __sw_fresh
+    select *, cast(null as int) as revision, cast(null as string) as timing, true as __sw_fresh_window from __sw_fresh
     {%- if with_stored %}
     union all
-    select {{ columns | join(', ') }}, false as __sw_fresh_window
+    select {{ columns | join(', ') }}, revision, timing, false as __sw_fresh_window
     from {{ target }}
     where {% for range in plan.partition_ranges -%}
         {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
@@ -272,16 +348,31 @@ __sw_candidates as (
 
 __sw_next as (
     {%- if with_stored %}
-    select {{ columns | join(', ') }}, __sw_fresh_window
+    select
+        {{ columns | join(', ') }},
+        __sw_fresh_window,
+        __sw_fresh_window as __sw_changed,
+        __sw_old_revision,
+        __sw_old_timing,
+        case when __sw_old_revision is not null then window_end end as __sw_old_end
     from (
         select
             *,
-            row_number() over (partition by {{ window_keys | join(', ') }} order by __sw_fresh_window desc) as __sw_pick
+            row_number() over (partition by {{ window_keys | join(', ') }} order by __sw_fresh_window desc) as __sw_pick,
+            max(revision) over (partition by {{ window_keys | join(', ') }}) as __sw_old_revision,
+            max(timing) over (partition by {{ window_keys | join(', ') }}) as __sw_old_timing
         from __sw_candidates
     ) as __sw_ranked
     where __sw_pick = 1
     {%- else %}
-    select * from __sw_candidates
+    select
+        {{ columns | join(', ') }},
+        __sw_fresh_window,
+        true as __sw_changed,
+        cast(null as int) as __sw_old_revision,
+        cast(null as string) as __sw_old_timing,
+        cast(null as timestamp) as __sw_old_end
+    from __sw_candidates
     {%- endif %}
 )
 
@@ -292,9 +383,12 @@ select
     {%- else %}
     unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
     {%- endif %}
+    {{ spark_windows._sw_incremental_firing_columns(cfg) }},
     __sw_fresh_window,
     {{ spark_windows._sw_incremental_partition(cfg) }} as window_partition
-from __sw_next
+from (
+    {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') | indent(4) }}
+) as __sw_fired
 {%- endmacro %}
 
 
@@ -312,32 +406,20 @@ where {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
 {%- endmacro %}
 
 
-{#- Flink's changelog of this run: +I for a window written for the first time, -U (the stored
-    row) then +U (the recomputed row) for a window written again. -#}
+{#- Flink's changelog of this run, from the staged next version: for each window this run
+    emits, +I when it was not shown before, else -U (the stored row) then +U (the new row). -#}
 {% macro _sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
     {%- set window_keys = cfg.group_cols + ['window_start', 'window_end'] -%}
-    {%- set columns = window_keys + cfg.agg_names + ['is_final'] -%}
+    {%- set columns = window_keys + cfg.agg_names + ['is_final', 'revision', 'timing'] -%}
     {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
-with __sw_fresh as (
-    select * from {{ pending }} where __sw_fresh_window
+with __sw_emitted as (
+    select * from {{ pending }} where __sw_emit
 )
 
 select
-    {%- if plan.target_exists %}
-    case when __sw_b.window_start is null then '+I' else '+U' end as op,
-    {%- else %}
-    '+I' as op,
-    {%- endif %}
-    {% for column in columns %}__sw_a.{{ column }}, {% endfor %}{{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
-from __sw_fresh as __sw_a
-{%- if plan.target_exists %}
-left join (
-    select {{ window_keys | join(', ') }}
-    from {{ target }}
-    where window_partition in (select distinct window_partition from __sw_fresh)
-) as __sw_b
-    on {{ match }}
-{%- endif %}
+    case when __sw_old_shown then '+U' else '+I' end as op,
+    {% for column in columns %}{{ column }}, {% endfor %}{{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from __sw_emitted
 {%- if plan.target_exists %}
 
 union all
@@ -346,16 +428,17 @@ select
     '-U' as op,
     {% for column in columns %}__sw_a.{{ column }}, {% endfor %}{{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
 from {{ target }} as __sw_a
-left semi join __sw_fresh as __sw_b
+left semi join (select * from __sw_emitted where __sw_old_shown) as __sw_b
     on {{ match }}
-where __sw_a.window_partition in (select distinct window_partition from __sw_fresh)
+where __sw_a.window_partition in (select distinct window_partition from __sw_emitted)
 {%- endif %}
 {%- endmacro %}
 
 
 {#- The columns the model's table stores, in order, read from a staged relation. -#}
 {% macro _sw_incremental_stored_sql(cfg, relation) -%}
-    select {{ (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'window_partition']) | join(', ') }}
+    select {{ (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing']
+        + (['watermark_passed'] if cfg.on_watermark else []) + ['window_partition']) | join(', ') }}
     from {{ relation }} as __sw_staged
     {%- if cfg.session %}
     where __sw_role in ('fresh', 'kept')
@@ -429,20 +512,39 @@ where false
 {#- The clauses of each table the model keeps, from its dbt config, with dbt-spark's own
     macros where they fit: location_clause (under location_root, a folder named like the
     table; the other tables get a folder named like themselves), comment_clause
-    (persist_docs: the model's description on the table), tblproperties_clause (every table).
+    (persist_docs: the model's description on the table; with on_watermark on the view
+    instead), tblproperties_clause (every table). `clauses.table` is for `target`, the table
+    of windows (partitions overwritten dynamically).
     The staging tables stay in the schema's default location: they are dropped when applied,
     and dropping a table with a LOCATION leaves its files. -#}
-{% macro _sw_incremental_table_clauses(tables) %}
+{% macro _sw_incremental_table_clauses(tables, target) %}
     {%- set location_root = config.get('location_root') -%}
     {%- set properties = tblproperties_clause() -%}
-    {%- set clauses = {
-        'table': "options ('partitionOverwriteMode' = 'dynamic')\n" ~ location_clause() ~ '\n' ~ comment_clause() ~ '\n' ~ properties,
-    } -%}
+    {%- set clauses = {} -%}
     {%- for name, relation in tables.items() -%}
         {%- set location = "location '" ~ location_root ~ "/" ~ relation.identifier ~ "'\n" if location_root is not none else '' -%}
         {%- do clauses.update({name: location ~ properties}) -%}
     {%- endfor -%}
+    {%- set overwrite = "options ('partitionOverwriteMode' = 'dynamic')\n" -%}
+    {%- if target.identifier == this.identifier -%}
+        {%- do clauses.update({'table': overwrite ~ location_clause() ~ '\n' ~ comment_clause() ~ '\n' ~ properties}) -%}
+    {%- else -%}
+        {%- do clauses.update({'table': overwrite ~ clauses.windows}) -%}
+    {%- endif -%}
     {{ return(clauses) }}
+{% endmacro %}
+
+
+{#- With on_watermark, the model is a view of the windows the watermark has passed (`target`
+    holds every window). Made again by every run: cheap, and a crash before it is repaired. -#}
+{% macro _sw_incremental_shown_view(cfg, view, target) %}
+    {%- set existing = adapter.get_relation(view.database, view.schema, view.identifier) -%}
+    {%- if existing is not none and not existing.is_view -%}
+        {%- do adapter.drop_relation(existing) -%}
+    {%- endif -%}
+    {%- set columns = cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing', 'window_partition'] -%}
+    {%- do run_query('create or replace view ' ~ view ~ '\n' ~ comment_clause() ~ '\n' ~ tblproperties_clause() ~ '\nas\nselect '
+        ~ columns | join(', ') ~ '\nfrom ' ~ target ~ '\nwhere watermark_passed') -%}
 {% endmacro %}
 
 
@@ -454,15 +556,16 @@ where false
     {%- set durations = ['watermark_delay', 'allowed_lateness', 'partition_size'] -%}
     {%- set changes = [] -%}
     {%- if stored is mapping -%}
-        {%- for key, value in settings.items() | sort -%}
+        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | sort -%}
             {%- set old = stored.get(key) -%}
+            {%- set value = settings.get(key) -%}
             {%- if key in durations and old is string and value is string -%}
                 {%- set differs = spark_windows._sw_duration_us(old, 'windowed_incremental', key, allow_zero=true, errors=[])
                     != spark_windows._sw_duration_us(value, 'windowed_incremental', key, allow_zero=true, errors=[]) -%}
             {%- else -%}
                 {%- set differs = old != value -%}
             {%- endif -%}
-            {%- if differs or key not in stored -%}
+            {%- if differs -%}
                 {%- do changes.append(key ~ " (was " ~ ("'" ~ old ~ "'" if old is string else old) ~ ", now "
                     ~ ("'" ~ value ~ "'" if value is string else value) ~ ")") -%}
             {%- endif -%}
@@ -510,6 +613,11 @@ where false
                 'config': row[6],
                 'config_column': config_column,
             }) -%}
+            {%- if existing is not none and 'revision' not in adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
+                {{ exceptions.raise_compiler_error(
+                    "windowed_incremental: " ~ existing ~ " has no revision and timing columns: it was written by an earlier "
+                    ~ "version of spark_windows. Run it once with --full-refresh to recompute every window with them.") }}
+            {%- endif -%}
         {%- endif -%}
     {%- endif -%}
     {%- set staged = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "__pending_*'") -%}
@@ -534,7 +642,7 @@ where false
         {%- if existing is not none -%}
             {%- do adapter.drop_relation(existing) -%}
         {%- endif -%}
-        {%- for name in ['late', 'changelog', 'state'] -%}
+        {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
             {%- do run_query('drop table if exists ' ~ tables[name]) -%}
         {%- endfor -%}
     {%- endif -%}
@@ -610,6 +718,13 @@ where false
         {%- do ranges.append([
             spark_windows._sw_floor_us(state.watermark_us - cfg.lateness_us - span_us, cfg.partition_us),
             spark_windows._sw_floor_us(watermark_us - cfg.lateness_us, cfg.partition_us)]) -%}
+        {%- if cfg.on_watermark -%}
+            {#- with on_watermark, also the windows whose end passes from (W_prev, W_new]: they
+                are written now -#}
+            {%- do ranges.append([
+                spark_windows._sw_floor_us(state.watermark_us - span_us, cfg.partition_us),
+                spark_windows._sw_floor_us(watermark_us, cfg.partition_us)]) -%}
+        {%- endif -%}
     {%- endif -%}
     {%- do plan.update({
         'partition_ranges': ranges,

@@ -114,7 +114,7 @@ __sw_accepted as (
 {#- The stored sessions new rows can touch: they end at or after the earliest new time and
     start at or before the latest new time + gap. -#}
 {% macro _sw_incremental_session_candidates_sql(cfg, target, plan) -%}
-select {{ spark_windows._sw_incremental_session_columns(cfg) }}, is_final, window_partition
+select {{ spark_windows._sw_incremental_session_columns(cfg) }}, is_final, revision, timing, window_partition
 from {{ target }}
 where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floor_us(plan.min_update_us, cfg.partition_us)) }}
     and window_end >= {{ spark_windows._sw_us_literal(plan.min_update_us) }}
@@ -183,6 +183,7 @@ from __sw_touched
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
     {%- set gap_us = cfg.spec.gap_us -%}
+    {%- set firing = spark_windows._sw_incremental_firing_columns(cfg).split(', ') -%}
 with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
 {%- if reread %}
 
@@ -226,7 +227,7 @@ __sw_fresh as (
 {%- if with_stored %}
 
 __sw_stored as (
-    select {{ columns }}, is_final, window_partition
+    select {{ columns }}, is_final, revision, timing, window_partition
     from {{ target }}
     where {% for range in plan.partition_ranges -%}
         {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
@@ -244,10 +245,29 @@ __sw_kept as (
 {%- endif %}
 
 __sw_next as (
-    select {{ columns }}, 'fresh' as __sw_role from __sw_fresh
+    select
+        {{ spark_windows._sw_incremental_session_columns(cfg, '__sw_a') }},
+        'fresh' as __sw_role,
+        {%- if reread %}
+        __sw_b.window_start is null or not (__sw_a.window_end <=> __sw_b.window_end
+            {%- for column in cfg.agg_names %} and __sw_a.{{ column }} <=> __sw_b.{{ column }}{% endfor %}) as __sw_changed,
+        __sw_b.revision as __sw_old_revision,
+        __sw_b.timing as __sw_old_timing,
+        __sw_b.window_end as __sw_old_end
+    from __sw_fresh as __sw_a
+    left join __sw_touched as __sw_b
+        on {{ spark_windows._sw_incremental_keys_match(keys) }} and __sw_a.window_start = __sw_b.window_start
+        {%- else %}
+        true as __sw_changed,
+        cast(null as int) as __sw_old_revision,
+        cast(null as string) as __sw_old_timing,
+        cast(null as timestamp) as __sw_old_end
+    from __sw_fresh as __sw_a
+        {%- endif %}
     {%- if with_stored %}
     union all
-    select {{ columns }}, 'kept' as __sw_role from __sw_kept
+    select {{ columns }}, 'kept' as __sw_role, false as __sw_changed, revision, timing, window_end
+    from __sw_kept
     {%- endif %}
 )
 
@@ -258,15 +278,31 @@ select
     {%- else %}
     unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
     {%- endif %}
+    {{ firing | join(', ') }},
     __sw_role,
     __sw_role = 'fresh' as __sw_fresh_window,
     {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
-from __sw_next
+from (
+    {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') | indent(4) }}
+) as __sw_fired
 {%- if reread %}
 
 union all
 
-select {{ columns }}, is_final, 'old' as __sw_role, false as __sw_fresh_window, window_partition
+select
+    {{ columns }},
+    is_final,
+    revision,
+    timing,
+    {%- if cfg.on_watermark %}
+    null as watermark_passed,
+    {%- endif %}
+    null as __sw_shown,
+    {{ spark_windows._sw_incremental_shown(cfg, plan.watermark_prev_us, 'window_end') }} as __sw_old_shown,
+    false as __sw_emit,
+    'old' as __sw_role,
+    false as __sw_fresh_window,
+    window_partition
 from __sw_touched
 {%- endif %}
 {%- if with_stored %}
@@ -274,10 +310,9 @@ from __sw_touched
 union all
 
 select
-    {%- for column in keys + ['window_start', 'window_end'] + cfg.agg_names %}
+    {%- for column in keys + ['window_start', 'window_end'] + cfg.agg_names + ['is_final'] + firing %}
     null as {{ column }},
     {%- endfor %}
-    null as is_final,
     'drop' as __sw_role,
     false as __sw_fresh_window,
     __sw_a.window_partition
@@ -317,59 +352,42 @@ from (
 
 
 {#- Flink's changelog of this run, from the staged roles. A session is identified by its group
-    and window_start: +I when it appears; -U (stored image) then +U (new image) when it stays
-    and its end or an aggregate changed; -D (stored image) when it disappears into a merge or
-    a late row moved its start earlier. A session whose end and aggregates did not change has
-    no row, even when is_final did. -#}
+    and window_start. For each session this run emits (_sw_incremental_emission_sql): +I when
+    it was not shown before, else -U (stored image) then +U (new image); -D (stored image) for
+    a shown session that disappears into a merge, is replaced because a late row moved its start
+    earlier, or (on_watermark) is no longer shown because a late row moved its end past the
+    watermark. A session whose end and aggregates did not change has no row, even when is_final
+    did. -#}
 {% macro _sw_incremental_session_changelog_sql(cfg, pending, plan) -%}
     {%- set keys = cfg.group_cols -%}
     {%- set identity = spark_windows._sw_incremental_keys_match(keys) ~ ' and __sw_a.window_start = __sw_b.window_start' -%}
     {%- set run = spark_windows._sw_us_literal(plan.run_us) -%}
-    {%- set image = keys + ['window_start', 'window_end'] + cfg.agg_names + ['is_final'] -%}
-with __sw_fresh as (
-    select * from {{ pending }} where __sw_role = 'fresh'
+    {%- set image = keys + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing'] -%}
+with __sw_next as (
+    select * from {{ pending }} where __sw_role in ('fresh', 'kept')
 ),
 
 __sw_old as (
-    select * from {{ pending }} where __sw_role = 'old'
-),
-
-__sw_changed as (
-    select
-        {%- for column in image %}
-        __sw_b.{{ column }} as __sw_old_{{ column }},
-        __sw_a.{{ column }} as __sw_new_{{ column }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from __sw_fresh as __sw_a
-    inner join __sw_old as __sw_b
-        on {{ identity }}
-    where not (
-        __sw_a.window_end <=> __sw_b.window_end
-        {%- for column in cfg.agg_names %}
-        and __sw_a.{{ column }} <=> __sw_b.{{ column }}
-        {%- endfor %}
-    )
+    select * from {{ pending }} where __sw_role = 'old' and __sw_old_shown
 )
 
-select '+I' as op, {% for column in image %}__sw_a.{{ column }}, {% endfor %}{{ run }} as run_started_at
-from __sw_fresh as __sw_a
-left anti join __sw_old as __sw_b
+select
+    case when __sw_old_shown then '+U' else '+I' end as op,
+    {% for column in image %}{{ column }}, {% endfor %}{{ run }} as run_started_at
+from __sw_next
+where __sw_emit
+
+union all
+
+select '-U' as op, {% for column in image %}__sw_a.{{ column }}, {% endfor %}{{ run }} as run_started_at
+from __sw_old as __sw_a
+left semi join (select * from __sw_next where __sw_emit and __sw_old_shown) as __sw_b
     on {{ identity }}
 
 union all
 
 select '-D' as op, {% for column in image %}__sw_a.{{ column }}, {% endfor %}{{ run }} as run_started_at
 from __sw_old as __sw_a
-left anti join __sw_fresh as __sw_b
+left anti join (select * from __sw_next where __sw_shown) as __sw_b
     on {{ identity }}
-
-union all
-
-select '-U' as op, {% for column in image %}__sw_old_{{ column }} as {{ column }}, {% endfor %}{{ run }} as run_started_at
-from __sw_changed
-
-union all
-
-select '+U' as op, {% for column in image %}__sw_new_{{ column }} as {{ column }}, {% endfor %}{{ run }} as run_started_at
-from __sw_changed
 {%- endmacro %}

@@ -5,7 +5,10 @@
 
     Tables, all in the model's schema:
       <model>             the windows: group_by columns, window_start, window_end, the
-                          aggregates, is_final, and window_partition (the table's partitions)
+                          aggregates, is_final, revision, timing, and window_partition (the
+                          table's partitions). With emit_policy='on_watermark' a view of the
+                          windows the watermark has passed, over <model>__windows
+      <model>__windows    (emit_policy='on_watermark') every window, also those not yet shown
       <model>__late       rows that arrived after all their windows expired, partitioned by batch_id
       <model>__changelog  (emit='changelog') +I / -U / +U rows per run, partitioned by batch_id
       <model>__state      one row per committed run (batch): the commit log and the watermark
@@ -18,16 +21,19 @@
 
 {% materialization windowed_incremental, adapter='spark' %}
     {%- set cfg = spark_windows._sw_incremental_config(config) -%}
-    {%- set target = this.incorporate(type='table') -%}
     {%- set tables = {
+        'windows': this.incorporate(path={'identifier': this.identifier ~ '__windows'}, type='table'),
         'late': this.incorporate(path={'identifier': this.identifier ~ '__late'}, type='table'),
         'changelog': this.incorporate(path={'identifier': this.identifier ~ '__changelog'}, type='table'),
         'state': this.incorporate(path={'identifier': this.identifier ~ '__state'}, type='table'),
     } -%}
+    {#- `target`: the table the runs compute on, holding every window; the model's own relation,
+        but with on_watermark <model>__windows, and the model a view of the windows shown -#}
+    {%- set target = tables.windows if cfg.on_watermark else this.incorporate(type='table') -%}
     {%- set fingerprint_text = tojson([cfg.time_col, cfg.ingestion_col, cfg.window, cfg.group_cols, cfg.aggregates,
-        cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog], sort_keys=true) -%}
+        cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else []), sort_keys=true) -%}
     {%- set fingerprint = local_md5(fingerprint_text) -%}
-    {%- set clauses = spark_windows._sw_incremental_table_clauses(tables) -%}
+    {%- set clauses = spark_windows._sw_incremental_table_clauses(tables, target) -%}
     {%- set grant_config = config.get('grants') -%}
 
     {{ run_hooks(pre_hooks) }}
@@ -58,7 +64,7 @@
     {%- else -%}
         {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, sql, target) -%}
         {%- set batch_id = state.batch_id + 1 -%}
-        {%- set pending = this.incorporate(path={'identifier': this.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
+        {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
         {%- if cfg.session -%}
             {%- set pending_sql = spark_windows._sw_incremental_session_pending_sql(cfg, sql, target, tables.late, plan) -%}
             {%- set late_sql = spark_windows._sw_incremental_session_late_sql(cfg, sql, target, plan) -%}
@@ -138,11 +144,15 @@
     {%- endif -%}
 
     {#- Every table the model keeps exists from its first run on (the changelog with emit='changelog'). -#}
-    {%- set relations = [target, tables.late] + ([tables.changelog] if cfg.changelog else []) + [tables.state] -%}
+    {%- if cfg.on_watermark -%}
+        {%- set shown = this.incorporate(type='view') -%}
+        {%- do spark_windows._sw_incremental_shown_view(cfg, shown, target) -%}
+    {%- endif -%}
+    {%- set relations = ([shown] if cfg.on_watermark else []) + [target, tables.late] + ([tables.changelog] if cfg.changelog else []) + [tables.state] -%}
     {%- for relation in relations -%}
         {%- do apply_grants(relation, grant_config, should_revoke(relation, full_refresh_mode=should_full_refresh())) -%}
     {%- endfor -%}
-    {%- do persist_docs(target, model) -%}
+    {%- do persist_docs(shown if cfg.on_watermark else target, model) -%}
 
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': relations}) }}
