@@ -25,43 +25,46 @@ from dbt_harness import configure_environment, run_dbt  # noqa: E402
 MODELS = {
     "sensor_vehicles_incremental_tumbling": ["vehicles", "readings"],
     "sensor_vehicles_incremental_hopping": ["vehicles", "readings", "busiest"],
+    "sensor_vehicles_incremental_on_watermark": ["vehicles", "readings"],
 }
-# the session windows of user clicks (models/incremental/user_sessions_incremental.sql), likewise
+# the session windows of user clicks (models/incremental/user_sessions_incremental*.sql), likewise
 SESSION_MODELS = {
     "user_sessions_incremental": ["clicks", "revenue"],
+    "user_sessions_incremental_on_watermark": ["clicks", "revenue"],
 }
 
 
 def table_queries(schema: str, model: str) -> dict[str, str]:
-    """SQL reading a model's tables with every time as integer microseconds (no zone involved)."""
+    """SQL reading a model's tables with every time as integer microseconds (no zone involved).
+    Windows and changelog rows end with is_final, revision and timing."""
     if model in SESSION_MODELS:
         return session_table_queries(schema, model)
     aggregates = ", ".join(MODELS[model])
     return {
-        "windows": f"select sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final"
-        f" from {schema}.{model}",
+        "windows": f"select sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
+        f" revision, timing from {schema}.{model}",
         "late": "select sensor_id, unix_micros(reading_ts), car_count, unix_micros(ingested_at),"
         " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
         f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",
-        "changelog": f"select batch_id, op, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
-        f" from {schema}.{model}__changelog",
+        "changelog": f"select batch_id, op, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates},"
+        f" is_final, revision, timing from {schema}.{model}__changelog",
         "state": "select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark),"
         f" new_rows, late_rows from {schema}.{model}__state",
     }
 
 
 def session_table_queries(schema: str, model: str) -> dict[str, str]:
-    """As table_queries, for the session model: its own input columns, the changelog's is_final
-    and the whole state row (windows_updated too)."""
+    """As table_queries, for the session models: their own input columns and the whole state row
+    (windows_updated too)."""
     aggregates = ", ".join(SESSION_MODELS[model])
     return {
-        "windows": f"select user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final"
-        f" from {schema}.{model}",
+        "windows": f"select user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
+        f" revision, timing from {schema}.{model}",
         "late": "select user_id, unix_micros(click_ts), amount, unix_micros(ingested_at),"
         " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
         f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",
         "changelog": f"select batch_id, op, user_id, unix_micros(window_start), unix_micros(window_end), {aggregates},"
-        f" is_final from {schema}.{model}__changelog",
+        f" is_final, revision, timing from {schema}.{model}__changelog",
         "state": "select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark),"
         f" new_rows, late_rows, windows_updated from {schema}.{model}__state",
     }

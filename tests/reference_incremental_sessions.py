@@ -11,19 +11,34 @@ Written from the rules, independent of the SQL, and recomputed from scratch each
 - a new row is late when its own window is expired, or when its own window overlaps or touches an
   expired stored session of its group; otherwise it is accepted (and may start, extend or merge
   sessions). Rows with a NULL event time are in no session and not late;
-- after the run the table is the sessions of all accepted rows, is_final = window_end +
+- after the run the state is the sessions of all accepted rows, is_final = window_end +
   allowed_lateness <= the new watermark;
-- the changelog diffs the sessions before and after the run by identity (group, window_start):
-  +I for a new identity, -U / +U for one whose end or aggregates changed, -D for one that is gone.
+- emit policy and firing metadata, as in reference_incremental (W_prev / W: the watermark before
+  / after the run): a session is published under X with 'every_run' (the default) always, with
+  'on_watermark' when X is not None and window_end <= X; the table shows the published sessions.
+  For each session after the run, by identity (group, window_start), with `old` its image before:
+  old_published = old exists and is published under W_prev (by old's end); changed = old is none
+  or its end or aggregates changed; it is emitted when published under W and (not old_published
+  or changed); revision counts the emissions (0 while never emitted), and the timing of an
+  emission is 'early' when W is None or end > W, else 'on_time' when the session's previous
+  timing was None or 'early', else 'late'; a session not emitted keeps both;
+- the changelog of a run: -U (old image) / +U (new image) for an emission when old_published,
+  +I when not; -D (old image) for a published identity that is not published any more (a row
+  extended it past the watermark, on_watermark only) or that is gone (merged into another, or
+  replaced because its start moved earlier); unpublished identities that go leave no row.
+  With every_run: +I for a new identity, -U / +U for one whose end or aggregates changed, -D for
+  one that is gone.
 
-Times are integer microseconds. `Row` and the aggregate functions are reference_incremental's.
+Times are integer microseconds. `Row`, `ChangelogRow`, the aggregate functions and the emit
+rules are reference_incremental's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference_incremental import Row
+from reference_incremental import EMIT_POLICIES, ChangelogRow, Row, firing_timing, identity_order, published
+from reference_incremental import replay as replay_windows
 
 OWN_WINDOW_EXPIRED = "own window expired"
 TOUCHES_EXPIRED_SESSION = "touches an expired session"
@@ -39,11 +54,14 @@ class Session:
 
 @dataclass
 class Image:
-    """A session as the table stores it."""
+    """A session of the state: its end, aggregates, is_final, and how often and when it was emitted
+    (revision 0 and timing None while never emitted)."""
 
     end: int
     values: dict
     is_final: bool
+    revision: int = 0
+    timing: str | None = None
 
 
 @dataclass
@@ -54,8 +72,8 @@ class RunReport:
     new: list = field(default_factory=list)  # every new row
     late: list = field(default_factory=list)  # (row, reason)
     accepted: list = field(default_factory=list)  # (row, the stored sessions its own window touches)
-    before: dict = field(default_factory=dict)  # (key, start) -> Image, before the run
-    after: dict = field(default_factory=dict)  # (key, start) -> Image, after the run
+    before: dict = field(default_factory=dict)  # the state before the run: (key, start) -> Image
+    after: dict = field(default_factory=dict)  # the state after the run (published or not)
     changelog: list = field(default_factory=list)  # this run's rows of SessionModel.changelog
 
 
@@ -89,17 +107,22 @@ class SessionModel:
     delay: int
     lateness: int
     aggregates: dict  # output name -> function(list of rows) -> value
+    emit_policy: str = "every_run"
     processed_until: int | None = None
     max_event: int | None = None
     watermark: int | None = None
     batch_id: int = 0
     accepted: list = field(default_factory=list)  # every accepted row so far
-    table: dict = field(default_factory=dict)  # (key, start) -> Image
+    table: dict = field(default_factory=dict)  # the state, every session: (key, start) -> Image
     late: list = field(default_factory=list)  # (row, missed windows, watermark at arrival, batch_id)
-    changelog: list = field(default_factory=list)  # (batch_id, op, key, start, end, values, is_final)
+    changelog: list = field(default_factory=list)  # ChangelogRow
     state: list = field(default_factory=list)  # (batch_id, max ingestion, max event, watermark,
     #                                             new_rows, late_rows, windows_updated)
     reports: list = field(default_factory=list)  # one RunReport per run, also for runs with nothing new
+
+    def __post_init__(self) -> None:
+        if self.emit_policy not in EMIT_POLICIES:
+            raise ValueError(f"emit_policy {self.emit_policy!r}")
 
     def run(self, source: list[Row], arrived_until: int) -> RunReport:
         """One scheduled run seeing the rows of `source` that arrived by `arrived_until`."""
@@ -136,14 +159,14 @@ class SessionModel:
 
         fresh = {id(row) for row in accepted_now}
         after_sessions = sessions_of(self.accepted, self.gap)
-        self.table = {
-            (s.key, s.start): Image(
-                s.end, {name: function(s.rows) for name, function in self.aggregates.items()}, self.is_final(s.end)
-            )
-            for s in after_sessions
-        }
+        self.table = {}
+        for s in after_sessions:
+            values = {name: function(s.rows) for name, function in self.aggregates.items()}
+            self.table[(s.key, s.start)] = self._fire(report.before.get((s.key, s.start)), s.end, values, previous)
         report.after = dict(self.table)
-        report.changelog = changelog_rows(self.batch_id, report.before, report.after)
+        report.changelog = changelog_rows(
+            self.batch_id, report.before, report.after, self.emit_policy, previous, self.watermark
+        )
         self.changelog.extend(report.changelog)
         updated = sum(1 for s in after_sessions if any(id(row) in fresh for row in s.rows))
         self.state.append(
@@ -159,6 +182,23 @@ class SessionModel:
         )
         return report
 
+    def _fire(self, old: Image | None, end: int, values: dict, previous: int | None) -> Image:
+        """The session's image after the run: revision and timing move on when it is emitted."""
+        old_published = old is not None and published(self.emit_policy, old.end, previous)
+        changed = old is None or (old.end, old.values) != (end, values)
+        revision, timing = (old.revision, old.timing) if old else (0, None)
+        if published(self.emit_policy, end, self.watermark) and (not old_published or changed):
+            revision, timing = revision + 1, firing_timing(end, self.watermark, timing)
+        return Image(end, values, self.is_final(end), revision, timing)
+
+    def shown(self) -> dict:
+        """The model's table: (key, start) -> Image of every published session."""
+        return {
+            identity: image
+            for identity, image in sorted(self.table.items(), key=_identity_order)
+            if published(self.emit_policy, image.end, self.watermark)
+        }
+
     def _late_reason(self, row: Row, expired: list[Session], previous: int | None) -> str | None:
         if previous is None:
             return None
@@ -172,41 +212,43 @@ class SessionModel:
         return self.watermark is not None and end + self.lateness <= self.watermark
 
 
-def changelog_rows(batch_id: int, before: dict, after: dict) -> list[tuple]:
-    """The changelog of one run: the sessions before and after it, diffed by (key, start)."""
+def changelog_rows(
+    batch_id: int, before: dict, after: dict, emit_policy: str, previous: int | None, watermark: int | None
+) -> list[ChangelogRow]:
+    """The changelog of one run from the states before and after it ((key, start) -> Image) and
+    the watermarks before and after it. A session was emitted by the run when its revision moved on."""
+
+    def row(op: str, key, start: int, image: Image) -> ChangelogRow:
+        return ChangelogRow(
+            batch_id, op, key, start, image.end, image.values, image.is_final, image.revision, image.timing
+        )
+
     rows = []
     for (key, start), old in sorted(before.items(), key=_identity_order):
+        if not published(emit_policy, old.end, previous):
+            continue  # nothing of it was shown: nothing to take back
         new = after.get((key, start))
-        if new is None:
-            rows.append((batch_id, "-D", key, start, old.end, old.values, old.is_final))
-        elif (new.end, new.values) != (old.end, old.values):
-            rows.append((batch_id, "-U", key, start, old.end, old.values, old.is_final))
-            rows.append((batch_id, "+U", key, start, new.end, new.values, new.is_final))
+        if new is None or (new.revision == old.revision and not published(emit_policy, new.end, watermark)):
+            rows.append(row("-D", key, start, old))
+        elif new.revision != old.revision:
+            rows.append(row("-U", key, start, old))
+            rows.append(row("+U", key, start, new))
     for (key, start), new in sorted(after.items(), key=_identity_order):
-        if (key, start) not in before:
-            rows.append((batch_id, "+I", key, start, new.end, new.values, new.is_final))
+        old = before.get((key, start))
+        old_published = old is not None and published(emit_policy, old.end, previous)
+        if not old_published and new.revision != (old.revision if old else 0):
+            rows.append(row("+I", key, start, new))
     return rows
 
 
 def _identity_order(item) -> tuple:
-    (key, start), _ = item
-    return (key is not None, key or "", start)
+    identity, _ = item
+    return identity_order(identity)
 
 
 def replay(changelog: list[tuple]) -> dict:
     """The table a consumer rebuilds from the changelog: batch by batch, -D and -U delete by
-    identity (key, start), then +U and +I insert. Rows: (batch_id, op, key, start, end, values...)."""
-    table: dict = {}
-    for batch_id in sorted({row[0] for row in changelog}):
-        batch = [row for row in changelog if row[0] == batch_id]
-        for _, op, key, start, *_ in batch:
-            if op in ("-D", "-U"):
-                assert (key, start) in table, f"batch {batch_id}: {op} of a session not in the table: {key} {start}"
-                del table[(key, start)]
-        for _, op, key, start, end, *values in batch:
-            if op in ("+U", "+I"):
-                assert (key, start) not in table, f"batch {batch_id}: {op} of a session already there: {key} {start}"
-                table[(key, start)] = (end, *values)
-            elif op not in ("-D", "-U"):
-                raise AssertionError(f"batch {batch_id}: unknown changelog op {op!r}")
-    return table
+    identity (key, start), then +U and +I insert. Rows: (batch_id, op, key, start, end, image...),
+    the image being whatever follows the end (values, then revision and timing when given).
+    Returns (key, start) -> (end, image...)."""
+    return replay_windows(changelog, identity_width=2)

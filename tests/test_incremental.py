@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 from dbt_harness import PROJECT_DIR, run_dbt
 from incremental_driver import MODELS, read_tables
-from reference_incremental import MINUTE, Model, Row, count_rows, max_of_values, sum_of_values
+from reference_incremental import MINUTE, Model, Row, count_rows, max_of_values, replay, sum_of_values
 from test_incremental_sessions import (
     assert_changelog_replays_to_the_table,
     assert_session_tables_match,
     click_arrivals,
     expected_session_tables,
-    reference_model,
+    reference_session_models,
 )
 
 pytestmark = pytest.mark.slow
@@ -37,6 +37,8 @@ ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "sensor_readings_arrivals.csv"
 # ingestion cut-offs of the scheduled runs: 14 batches, one repeated cut (nothing new), then all
 CUTS = [f"2024-05-01 08:{minute:02d}:00" for minute in (4, 6, 8, 12, 16, 20, 20, 24, 28, 32, 36, 40, 44, 48)]
 CUTS.append("2024-05-01 09:00:00")
+# the models of MODELS that keep a changelog (emit='changelog')
+WITH_CHANGELOG = ["sensor_vehicles_incremental_tumbling", "sensor_vehicles_incremental_on_watermark"]
 
 
 def _us(text: str) -> int | None:
@@ -73,17 +75,28 @@ def reference_models() -> dict[str, Model]:
             2 * MINUTE,
             {"vehicles": sum_of_values, "readings": count_rows, "busiest": max_of_values},
         ),
+        "sensor_vehicles_incremental_on_watermark": Model(
+            "hop",
+            5 * MINUTE,
+            MINUTE,
+            5 * MINUTE,
+            2 * MINUTE,
+            {"vehicles": sum_of_values, "readings": count_rows},
+            emit_policy="on_watermark",
+        ),
     }
 
 
 def expected_tables(models: dict[str, Model]) -> dict:
-    """The reference models' state in the shape of incremental_driver.read_tables."""
+    """The reference models' tables in the shape of incremental_driver.read_tables: the windows
+    the model shows (on_watermark: those the watermark passed), the late rows, the changelog."""
     tables = {"pending": []}
     for name, model in models.items():
         columns = MODELS[name]
         windows = [
-            [key, start, end, *(values[column] for column in columns), model.is_final(end)]
-            for (key, start, end), values in model.table.items()
+            [key, start, end, *(image.values[column] for column in columns)]
+            + [image.is_final, image.revision, image.timing]
+            for (key, start, end), image in model.shown().items()
         ]
         late = [
             [row.key, row.ts, row.value, row.ingested, [list(window) for window in missed], watermark, batch]
@@ -91,13 +104,34 @@ def expected_tables(models: dict[str, Model]) -> dict:
         ]
         tables[f"{name}:windows"] = sorted(windows, key=json.dumps)
         tables[f"{name}:late"] = sorted(late, key=json.dumps)
-        if name.endswith("tumbling"):
+        if name in WITH_CHANGELOG:
             changelog = [
-                [batch, op, key, start, end, *(values[column] for column in columns)]
-                for batch, op, key, start, end, values in model.changelog
+                [row.batch_id, row.op, row.key, row.start, row.end, *(row.values[column] for column in columns)]
+                + [row.is_final, row.revision, row.timing]
+                for row in model.changelog
             ]
             tables[f"{name}:changelog"] = sorted(changelog, key=json.dumps)
     return tables
+
+
+def assert_window_changelogs_replay_to_the_tables(actual: dict, where: str) -> None:
+    """Deleting -U and inserting +U / +I by (sensor_id, window_start, window_end), batch by batch,
+    rebuilds each model's table, revision and timing included (is_final left out: a window that
+    turns final without being emitted is not logged)."""
+    for name in WITH_CHANGELOG:
+        width = len(MODELS[name])
+        changelog = [row[: 5 + width] + row[6 + width :] for row in actual[f"{name}:changelog"]]
+        try:
+            rebuilt = replay(changelog)
+        except AssertionError as error:
+            raise AssertionError(f"{where}: the changelog of {name} does not replay: {error}") from error
+        table = {tuple(row[:3]): tuple(row[3 : 3 + width] + row[4 + width :]) for row in actual[f"{name}:windows"]}
+        assert len(table) == len(actual[f"{name}:windows"]), f"{where}: {name} holds a window twice"
+        assert rebuilt == table, (
+            f"{where}: replaying the changelog of {name} gives another table\n"
+            f"  only in the replay: {sorted(set(rebuilt.items()) - set(table.items()), key=str)[:5]}\n"
+            f"  only in the table: {sorted(set(table.items()) - set(rebuilt.items()), key=str)[:5]}"
+        )
 
 
 def assert_tables_match(actual: dict, expected: dict, where: str) -> None:
@@ -141,13 +175,19 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(warehouse):
             assert after == before, f"{where}: a run with no new rows changed a table"
         assert_tables_match(after, expected_tables(models), where)
         assert_state_matches(after, models, where)
+        assert_window_changelogs_replay_to_the_tables(after, where)
         late_total = sum(len(model.late) for model in models.values())
     # the stream must exercise what the test is about
     assert late_total >= 3, "the arrivals should hold rows beyond the allowed lateness"
-    finals = [row[-1] for row in after["sensor_vehicles_incremental_tumbling:windows"]]
+    finals = [row[-3] for row in after["sensor_vehicles_incremental_tumbling:windows"]]
     assert any(finals) and not all(finals)
     updates = [row for row in after["sensor_vehicles_incremental_tumbling:changelog"] if row[1] == "+U"]
     assert updates, "some windows should have been revised by late rows"
+    # on_watermark shows only the windows the watermark passed, each emitted at least once
+    shown = after["sensor_vehicles_incremental_on_watermark:windows"]
+    watermark = models["sensor_vehicles_incremental_on_watermark"].watermark
+    assert shown and all(row[2] <= watermark and row[-2] >= 1 for row in shown)
+    assert len(shown) < len(models["sensor_vehicles_incremental_on_watermark"].table)
 
     # --full-refresh: every window from all rows, late ones included; no late rows left
     run_arrived(CUTS[-1], full_refresh=True)
@@ -156,6 +196,7 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(warehouse):
         model.run(source, _us(CUTS[-1]))
     refreshed = read()
     assert_tables_match(refreshed, expected_tables(fresh), "after --full-refresh")
+    assert_window_changelogs_replay_to_the_tables(refreshed, "after --full-refresh")
     assert all(not refreshed[f"{name}:late"] for name in MODELS)
 
 
@@ -198,7 +239,8 @@ def _run_and_kill(state_dir: Path, cut: str, delay: float) -> str:
 
 def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_path):
     """Kill -9 in the middle of runs (random points), re-run, go on; compare with the reference.
-    Each run updates the tumbling, hopping and session models (the driver runs them together)."""
+    Each run updates the tumbling, hopping and session models of both emit policies (the driver
+    runs them together)."""
     if os.environ.get("SPARK_WINDOWS_TARGET", "local") != "local":
         pytest.skip("kills an embedded Spark; runs on the local target")
     seed = int(os.environ.get("SPARK_WINDOWS_CRASH_SEED", random.randrange(1_000_000)))
@@ -207,12 +249,13 @@ def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_
     source = arrivals()
     models = reference_models()
     clicks = click_arrivals()
-    sessions = reference_model()
+    sessions = reference_session_models()
 
     def run_references(cut: str) -> None:
         for model in models.values():
             model.run(source, _us(cut))
-        sessions.run(clicks, _us(cut))
+        for session_model in sessions.values():
+            session_model.run(clicks, _us(cut))
 
     warmup = _finish(_driver(state_dir, "--seed", "--full-refresh", "--until", *CUTS[:4]))
     durations = [float(line.split()[-1]) for line in warmup.splitlines() if line.startswith("DONE")]
@@ -234,5 +277,7 @@ def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_
     where = f"after runs killed at random points (SPARK_WINDOWS_CRASH_SEED={seed})"
     assert_tables_match(actual, expected_tables(models), where)
     assert_state_matches(actual, models, where)
-    assert_session_tables_match(actual, expected_session_tables(sessions), where)
-    assert_changelog_replays_to_the_table(actual, where)
+    assert_window_changelogs_replay_to_the_tables(actual, where)
+    for name, session_model in sessions.items():
+        assert_session_tables_match(actual, expected_session_tables(session_model, name), where)
+        assert_changelog_replays_to_the_table(actual, where, name)

@@ -29,6 +29,7 @@ MODEL = """
     aggregates={'clicks': 'count(*)', 'home_clicks': "count_if(page = 'home')"},
     watermark_delay=var('delay', '0 seconds'),
     emit='changelog',
+    emit_policy=var('emit_policy', 'every_run'),
     location_root=var('location_root'),
     persist_docs={'relation': true},
     tblproperties={'owner_team': 'traffic'},
@@ -218,3 +219,50 @@ def test_refused_configs_are_reported_together_by_dbt(project):
     assert "file_format ('delta') is not supported; the only accepted file_format is 'parquet'" in text
     assert "emit ('upserts') must be 'changelog' or left out" in text
     assert not sql(project, f"show tables in {SCHEMA} like 'bad_clicks*'")
+
+
+def test_a_table_written_before_revision_existed_is_refused_until_a_full_refresh(project):
+    run(project, "2024-05-01 08:01:00", full_refresh=True)
+    spark = project["spark"]()
+    table = f"{SCHEMA}.page_clicks"
+    spark.sql(f"""create table {table}_old using parquet partitioned by (window_partition) as
+        select page, window_start, window_end, clicks, home_clicks, is_final, window_partition from {table}""")
+    spark.sql(f"drop table {table}")
+    spark.sql(f"alter table {table}_old rename to {table}")
+
+    shown, _ = run(project, "2024-05-01 08:02:00", expect_pass=False)
+    assert (
+        f"windowed_incremental: {table} has no revision and timing columns: it was written by an earlier version"
+        in shown
+    ), shown[-3000:]
+    assert [row[0] for row in sql(project, f"select batch_id from {table}__state")] == [1]
+    run(project, "2024-05-01 08:02:00", full_refresh=True)
+    assert sql(project, f"select page, clicks, revision, timing from {table}") == [("home", 2, 1, "early")]
+
+
+def test_on_watermark_shows_a_view_over_the_windows_table_and_switching_back_drops_it(project):
+    table = f"{SCHEMA}.page_clicks"
+    shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False, emit_policy="on_watermark")
+    assert "emit_policy (was None, now 'on_watermark')" in shown, shown[-3000:]
+
+    # delay 0: the watermark after the run is 08:02:30, past the end of [08:00, 08:01) only
+    _, cache = run(project, "2024-05-01 08:03:00", full_refresh=True, emit_policy="on_watermark")
+    info = table_info(project, "page_clicks")
+    assert info["Type"] == "VIEW" and info["Comment"] == DESCRIPTION, info
+    assert sql(project, f"select page, clicks, revision, timing from {table}") == [("home", 2, 1, "on_time")]
+    windows = sql(project, f"select page, revision, timing, watermark_passed from {table}__windows order by page")
+    assert windows == [("cart", 0, None, False), ("home", 1, "on_time", True)]
+    lake = project["lake"]
+    assert table_info(project, "page_clicks__windows")["Location"] == f"file:{lake / 'page_clicks__windows'}"
+    properties = dict(sql(project, f"show tblproperties {table}__windows"))
+    assert properties.get("owner_team") == "traffic", properties
+    changelog = sql(project, f"select op, page, clicks, revision, timing from {table}__changelog")
+    assert changelog == [("+I", "home", 2, 1, "on_time")]
+    added = {action.ref_key.identifier for action in cache if action.action == "add_relation"}
+    assert {*KEPT, "page_clicks__windows"} <= added, added
+
+    run(project, "2024-05-01 08:03:00", full_refresh=True)
+    assert table_info(project, "page_clicks")["Type"] != "VIEW"
+    assert not sql(project, f"show tables in {SCHEMA} like 'page_clicks__windows'")
+    rows = sql(project, f"select page, clicks, revision, timing from {table} order by page")
+    assert rows == [("cart", 1, 1, "early"), ("home", 2, 1, "on_time")]

@@ -1,7 +1,8 @@
 """Slow tests of windowed_incremental with session windows against tests/reference_incremental_sessions.py.
 
-The example model models/incremental/user_sessions_incremental.sql reads `raw_clicks`, a view of
-the clicks that arrived by the var `clicks_arrived_until`. Replaying the arrivals at the cut-offs
+The example models models/incremental/user_sessions_incremental.sql (emit_policy every_run) and
+user_sessions_incremental_on_watermark.sql (on_watermark) read `raw_clicks`, a view of the
+clicks that arrived by the var `clicks_arrived_until`. Replaying the arrivals at the cut-offs
 below is a stream of micro-batches designed to hold every case of the semantics: sessions
 extended at either end, merged by one row and by the rows of one run, rows late by their own
 window and by touching an expired session, a run with nothing new, sessions becoming final, a
@@ -51,30 +52,39 @@ def click_arrivals() -> list[Row]:
         ]
 
 
-def reference_model() -> SessionModel:
-    """The config of models/incremental/user_sessions_incremental.sql, in the reference model's terms."""
+def reference_model(name: str = MODEL) -> SessionModel:
+    """The config of models/incremental/<name>.sql, in the reference model's terms: the two session
+    models differ only in their emit policy."""
     return SessionModel(
         gap=10 * MINUTE,
         delay=5 * MINUTE,
         lateness=20 * MINUTE,
         aggregates={"clicks": count_rows, "revenue": sum_of_values},
+        emit_policy="on_watermark" if name.endswith("_on_watermark") else "every_run",
     )
 
 
+def reference_session_models() -> dict[str, SessionModel]:
+    return {name: reference_model(name) for name in SESSION_MODELS}
+
+
 def expected_session_tables(model: SessionModel, name: str = MODEL) -> dict:
-    """The reference model's state in the shape of incremental_driver.read_tables."""
+    """The reference model's tables in the shape of incremental_driver.read_tables: the sessions
+    the model shows (on_watermark: those the watermark passed), late rows, changelog, state."""
     columns = SESSION_MODELS[name]
     windows = [
         [key, start, image.end, *(image.values[column] for column in columns), image.is_final]
-        for (key, start), image in model.table.items()
+        + [image.revision, image.timing]
+        for (key, start), image in model.shown().items()
     ]
     late = [
         [row.key, row.ts, row.value, row.ingested, [list(window) for window in missed], watermark, batch]
         for row, missed, watermark, batch in model.late
     ]
     changelog = [
-        [batch, op, key, start, end, *(values[column] for column in columns), is_final]
-        for batch, op, key, start, end, values, is_final in model.changelog
+        [row.batch_id, row.op, row.key, row.start, row.end, *(row.values[column] for column in columns)]
+        + [row.is_final, row.revision, row.timing]
+        for row in model.changelog
     ]
     return {
         f"{name}:windows": sorted(windows, key=json.dumps),
@@ -96,17 +106,20 @@ def assert_session_tables_match(actual: dict, expected: dict, where: str) -> Non
 
 
 def assert_changelog_replays_to_the_table(actual: dict, where: str, name: str = MODEL) -> None:
-    """Deleting -D / -U and inserting +U / +I, batch by batch, rebuilds the table (but is_final)."""
+    """Deleting -D / -U and inserting +U / +I, batch by batch, rebuilds the table, revision and
+    timing included (is_final left out: a session that turns final without emission is not logged)."""
     width = len(SESSION_MODELS[name])
-    changelog = [row[: 5 + width] for row in actual[f"{name}:changelog"]]
+    changelog = [row[: 5 + width] + row[6 + width :] for row in actual[f"{name}:changelog"]]
     try:
         rebuilt = replay(changelog)
     except AssertionError as error:
-        raise AssertionError(f"{where}: the changelog does not replay: {error}") from error
-    table = {(row[0], row[1]): tuple(row[2 : 3 + width]) for row in actual[f"{name}:windows"]}
-    assert len(table) == len(actual[f"{name}:windows"]), f"{where}: two sessions share (user_id, window_start)"
+        raise AssertionError(f"{where}: the changelog of {name} does not replay: {error}") from error
+    table = {(row[0], row[1]): tuple(row[2 : 3 + width] + row[4 + width :]) for row in actual[f"{name}:windows"]}
+    assert len(table) == len(actual[f"{name}:windows"]), (
+        f"{where}: two sessions of {name} share (user_id, window_start)"
+    )
     assert rebuilt == table, (
-        f"{where}: replaying the changelog gives another table\n"
+        f"{where}: replaying the changelog of {name} gives another table\n"
         f"  only in the replay: {sorted(set(rebuilt.items()) - set(table.items()), key=str)[:5]}\n"
         f"  only in the table: {sorted(set(table.items()) - set(rebuilt.items()), key=str)[:5]}"
     )
@@ -131,37 +144,54 @@ def run_clicks(until: str, full_refresh: bool = False) -> None:
 
 
 def session_tables(rows_of) -> dict:
-    return {name: rows for name, rows in read_tables(rows_of, SCHEMA).items() if name.startswith(f"{MODEL}:")}
+    """The tables of every session model."""
+    return {
+        name: rows for name, rows in read_tables(rows_of, SCHEMA).items() if name.split(":", 1)[0] in SESSION_MODELS
+    }
+
+
+def assert_session_models_match(rows_of, tables: dict, models: dict[str, SessionModel], where: str) -> None:
+    for name, model in models.items():
+        assert_session_tables_match(tables, expected_session_tables(model, name), where)
+        assert_changelog_replays_to_the_table(tables, where, name)
+        assert_run_times_agree(rows_of, where, name)
 
 
 @pytest.mark.slow
 def test_replay_of_session_windows_matches_the_reference_model(warehouse):
+    """Both session models (`dbt run --select raw_clicks+` builds them together), run by run."""
     source = click_arrivals()
-    model = reference_model()
+    models = reference_session_models()
     for index, cut in enumerate(CUTS):
         before = session_tables(warehouse.rows)
         run_clicks(cut, full_refresh=index == 0)
-        report = model.run(source, us(cut))
+        reports = [model.run(source, us(cut)) for model in models.values()]
         after = session_tables(warehouse.rows)
         where = f"after the run with clicks arrived by {cut} (run {index + 1})"
-        if index > 0 and not report.new:
+        if index > 0 and not reports[0].new:
             assert after == before, f"{where}: a run with no new rows changed a table"
-        assert_session_tables_match(after, expected_session_tables(model), where)
-        assert_changelog_replays_to_the_table(after, where)
-        assert_run_times_agree(warehouse.rows, where)
-    assert model.late and any(row[-1] for row in after[f"{MODEL}:windows"])
+        assert_session_models_match(warehouse.rows, after, models, where)
+    model = models[MODEL]
+    assert model.late and any(row[-3] for row in after[f"{MODEL}:windows"])
+    # on_watermark shows only the sessions the watermark passed, each emitted at least once
+    on_watermark = models["user_sessions_incremental_on_watermark"]
+    shown = after["user_sessions_incremental_on_watermark:windows"]
+    assert shown and all(row[2] <= on_watermark.watermark and row[-2] >= 1 for row in shown)
+    assert len(shown) < len(on_watermark.table)
     # the model's data tests hold on the table the runs built: no overlapping sessions, and every
     # click with a time is counted once, in a session or in the late table
     run_dbt(["test", "--select", MODEL, "--vars", json.dumps({"clicks_arrived_until": CUTS[-1]})])
 
     # --full-refresh: one first run over all rows; the rows late before now join sessions
     run_clicks(CUTS[-1], full_refresh=True)
-    fresh = reference_model()
-    fresh.run(source, us(CUTS[-1]))
+    fresh = reference_session_models()
+    for model in fresh.values():
+        model.run(source, us(CUTS[-1]))
     refreshed = session_tables(warehouse.rows)
     where = "after --full-refresh"
-    assert_session_tables_match(refreshed, expected_session_tables(fresh), where)
-    assert_changelog_replays_to_the_table(refreshed, where)
-    assert_run_times_agree(warehouse.rows, where)
-    assert not refreshed[f"{MODEL}:late"] and [row[0] for row in refreshed[f"{MODEL}:state"]] == [1]
-    assert refreshed[f"{MODEL}:windows"] != after[f"{MODEL}:windows"], "the late rows should join sessions now"
+    assert_session_models_match(warehouse.rows, refreshed, fresh, where)
+    for name in SESSION_MODELS:
+        assert not refreshed[f"{name}:late"] and [row[0] for row in refreshed[f"{name}:state"]] == [1]
+        assert refreshed[f"{name}:windows"] != after[f"{name}:windows"], (
+            f"{name}: the late rows should join sessions now"
+        )

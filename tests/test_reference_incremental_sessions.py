@@ -1,8 +1,11 @@
 """Fast tests of tests/reference_incremental_sessions.py: hand-computed cases, and the example
 scenario (seeds/examples/click_arrivals.csv at the cut-offs of test_incremental_sessions.py) holds
-every case the slow replay test is meant to cover, each in the run it was designed for."""
+every case the slow replay test is meant to cover, each in the run it was designed for. Last, the
+emissions of every incremental example model (sensor and click arrivals, both emit policies)."""
 
 from __future__ import annotations
+
+import functools
 
 import pytest
 from reference_incremental import MINUTE, Row, count_rows, sum_of_values
@@ -13,7 +16,9 @@ from reference_incremental_sessions import (
     replay,
     sessions_of,
 )
-from test_incremental_sessions import CUTS, click_arrivals, reference_model, us
+from test_incremental import CUTS as SENSOR_CUTS
+from test_incremental import arrivals, reference_models
+from test_incremental_sessions import CUTS, click_arrivals, reference_model, reference_session_models, us
 
 pytestmark = pytest.mark.fast
 
@@ -35,9 +40,9 @@ def m(minutes):
 def ops(changelog: list, batch_id: int) -> list[tuple]:
     """A batch's changelog rows as (op, key, start, end, clicks, total, is_final), starts and ends in minutes."""
     return sorted(
-        (op, key, start / MINUTE, end / MINUTE, values["clicks"], values["total"], final)
-        for batch, op, key, start, end, values, final in changelog
-        if batch == batch_id
+        (row.op, row.key, row.start / MINUTE, row.end / MINUTE, row.values["clicks"], row.values["total"], row.is_final)
+        for row in changelog
+        if row.batch_id == batch_id
     )
 
 
@@ -259,9 +264,15 @@ def test_the_example_scenario_loses_no_row_and_keeps_expired_sessions():
         report = reference.run(source, us(cut))
         arrived = [row for row in source if row.ingested <= us(cut)]
         assert len(reference.accepted) + len(reference.late) == sum(row.ts is not None for row in arrived)
-        replayed = replay([(b, op, k, s, e, v["clicks"], v["revenue"]) for b, op, k, s, e, v, _ in reference.changelog])
+        replayed = replay(
+            [
+                (b, op, k, s, e, v["clicks"], v["revenue"], revision, timing)
+                for b, op, k, s, e, v, _, revision, timing in reference.changelog
+            ]
+        )
         table = {
-            key: (image.end, image.values["clicks"], image.values["revenue"]) for key, image in report.after.items()
+            key: (image.end, image.values["clicks"], image.values["revenue"], image.revision, image.timing)
+            for key, image in reference.shown().items()
         }
         assert replayed == table, f"run {number}: the changelog does not replay to the table"
         for key, old in report.before.items():
@@ -276,3 +287,72 @@ def test_the_example_scenario_loses_no_row_and_keeps_expired_sessions():
     fresh = reference_model()
     fresh.run(source, us(CUTS[-1]))
     assert fresh.late == [] and fresh.table != reference.table
+
+
+# --- the emissions of the example models ------------------------------------------------------
+
+
+@functools.cache
+def example_emissions() -> dict[str, list[tuple]]:
+    """Replays every incremental example model at its scenario's cut-offs: model -> its emissions
+    (+I, +U) as (batch_id, identity, timing, untouched), `untouched` when the run accepted no row
+    into the window (sessions: the session's end and aggregates are the ones before the run)."""
+    found = {}
+    for name, model in reference_models().items():
+        source = arrivals()
+        for cut in SENSOR_CUTS:
+            model.run(source, us(cut))
+        found[name] = [
+            (
+                row.batch_id,
+                (row.key, row.start, row.end),
+                row.timing,
+                (row.key, row.start, row.end) not in model.touched[row.batch_id],
+            )
+            for row in model.changelog
+            if row.op in ("+I", "+U")
+        ]
+    for name, model in reference_session_models().items():
+        source = click_arrivals()
+        found[name] = []
+        for cut in CUTS:
+            report = model.run(source, us(cut))
+            for row in report.changelog:
+                if row.op in ("+I", "+U"):
+                    old = report.before.get((row.key, row.start))
+                    untouched = old is not None and (old.end, old.values) == (row.end, row.values)
+                    found[name].append((row.batch_id, (row.key, row.start), row.timing, untouched))
+    return found
+
+
+ON_WATERMARK_EXAMPLES = ["sensor_vehicles_incremental_on_watermark", "user_sessions_incremental_on_watermark"]
+EVERY_RUN_EXAMPLES = [
+    "sensor_vehicles_incremental_tumbling",
+    "sensor_vehicles_incremental_hopping",
+    "user_sessions_incremental",
+]
+
+
+@pytest.mark.parametrize("name", ON_WATERMARK_EXAMPLES)
+def test_an_on_watermark_example_emits_a_window_on_time_in_a_run_that_did_not_touch_it(name):
+    emissions = example_emissions()[name]
+    assert any(timing == "on_time" and untouched for _, _, timing, untouched in emissions)
+    assert all(timing != "early" for _, _, timing, _ in emissions)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sensor_vehicles_incremental_on_watermark", "user_sessions_incremental_on_watermark"],
+)
+def test_an_on_watermark_example_fires_late(name):
+    assert any(timing == "late" for _, _, timing, _ in example_emissions()[name])
+
+
+@pytest.mark.parametrize("name", EVERY_RUN_EXAMPLES)
+def test_an_every_run_example_emits_a_window_early_and_again_in_a_later_run(name):
+    emissions = example_emissions()[name]
+    first_early: dict = {}
+    for batch, identity, timing, _ in emissions:
+        if timing == "early":
+            first_early.setdefault(identity, batch)
+    assert any(identity in first_early and batch > first_early[identity] for batch, identity, _, _ in emissions)
