@@ -267,7 +267,7 @@ def test_state_table_and_created_tables_parse(incremental_renderer):
 
 def test_good_config_is_read_in_microseconds(incremental_renderer):
     cfg = config(incremental_renderer, window=WINDOWS["hop"], emit="changelog")
-    assert (cfg["delay_us"], cfg["lateness_us"], cfg["grid_us"]) == (5 * MINUTE, 10 * MINUTE, MINUTE)
+    assert (cfg["delay_us"], cfg["lateness_us"], cfg["spec"]["pane_us"]) == (5 * MINUTE, 10 * MINUTE, MINUTE)
     assert cfg["partition_us"] == 1440 * MINUTE and cfg["changelog"] is True
     assert cfg["group_cols"] == ["sensor_id"]
     assert config(incremental_renderer)["lateness_us"] == 10 * MINUTE
@@ -279,8 +279,16 @@ STATES = {
     "later run": {"batch_id": 3, "ingestion_us": 1714550000000000, "event_us": 1714550400000000,
                   "watermark_us": 1714550100000000},
 }  # fmt: skip
-# new_rows, null ingestion, max ingestion, max event, late rows, min / max event of updating rows
-SUMMARY = [40, 0, 1714550700000000, 1714550640000000, 2, 1714549000000000, 1714550640000000]
+# the scan of the new rows (_sw_incremental_summary)
+SUMMARY = {
+    "new_rows": 40,
+    "rows_without_ingestion_time": 0,
+    "max_ingestion_us": 1714550700000000,
+    "max_event_us": 1714550640000000,
+    "late_rows": 2,
+    "min_update_us": 1714549000000000,
+    "max_update_us": 1714550640000000,
+}
 
 
 def parse(sql: str) -> exp.Expression:
@@ -355,7 +363,7 @@ def test_on_watermark_also_rewrites_the_partitions_of_windows_the_watermark_pass
     }
     day = 24 * 60 * MINUTE
     floor = lambda us: us - us % day  # noqa: E731
-    watermark = SUMMARY[3] - 5 * MINUTE
+    watermark = SUMMARY["max_event_us"] - 5 * MINUTE
     assert plans["on_watermark"]["partition_ranges"] == [
         *plans["every_run"]["partition_ranges"],
         [floor(state["watermark_us"] - MINUTE), floor(watermark)],
@@ -367,13 +375,16 @@ def test_plan_times_follow_the_semantics(incremental_renderer):
     state = dict(STATES["later run"])
     plan = incremental_renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, MODEL_SQL, Target())
     # watermark: the largest event time of all runs minus the delay; judged by the previous one
-    assert plan["watermark_us"] == SUMMARY[3] - 5 * MINUTE
+    assert plan["watermark_us"] == SUMMARY["max_event_us"] - 5 * MINUTE
     assert plan["watermark_prev_us"] == state["watermark_us"]
-    assert (plan["after_us"], plan["until_us"]) == (state["ingestion_us"], SUMMARY[2])
+    assert (plan["after_us"], plan["until_us"]) == (state["ingestion_us"], SUMMARY["max_ingestion_us"])
     # every row of a window holding an updating row lies within one window size of it
-    assert (plan["scope_from_us"], plan["scope_until_us"]) == (SUMMARY[5] - MINUTE, SUMMARY[6] + MINUTE)
+    assert (plan["scope_from_us"], plan["scope_until_us"]) == (
+        SUMMARY["min_update_us"] - MINUTE,
+        SUMMARY["max_update_us"] + MINUTE,
+    )
     # a new event older than the stored maximum does not move the watermark back
-    older = [*SUMMARY[:3], state["event_us"] - 1, *SUMMARY[4:]]
+    older = {**SUMMARY, "max_event_us": state["event_us"] - 1}
     assert incremental_renderer.call("_sw_incremental_plan", cfg, state, older, MODEL_SQL, Target())[
         "watermark_us"
     ] == (state["event_us"] - 5 * MINUTE)
@@ -431,7 +442,7 @@ def test_session_config_reads_the_gap(session_renderer):
 @pytest.mark.parametrize("touched", [0, 2])
 def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, policy):
     renderer = session_renderer
-    span = [SUMMARY[5] - 30 * MINUTE, SUMMARY[6] + 10 * MINUTE] if touched else [None, None]
+    span = [SUMMARY["min_update_us"] - 30 * MINUTE, SUMMARY["max_update_us"] + 10 * MINUTE] if touched else [None, None]
     cfg, plan = session_plan(renderer, moment, [1, touched, *span], emit_policy=policy)
     later = moment == "later run"
     # the batch's rows (and, once the table exists, the sessions they can touch) are cached
@@ -443,7 +454,7 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     for sql in touch + [sql.split(" as\n", 1)[1] for sql in renderer.queries if sql.startswith("create or replace")]:
         parse(sql)
     assert plan["batch_view"] == views[0] and plan.get("candidates_view") == (views[1] if later else None)
-    assert plan["late_rows"] == SUMMARY[4] + (1 if later else 0)
+    assert plan["late_rows"] == SUMMARY["late_rows"] + (1 if later else 0)
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)
     assert [column.alias_or_name for column in pending.selects][-(4 + len(firing_columns(policy))) :] == [
@@ -466,20 +477,22 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
 
 @pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
 def test_session_plan_reads_the_partitions_of_session_ends(session_renderer, policy):
-    touched_end = SUMMARY[6] + 3 * HOUR
-    cfg, plan = session_plan(session_renderer, "later run", [0, 1, SUMMARY[5] - HOUR, touched_end], emit_policy=policy)
+    touched_end = SUMMARY["max_update_us"] + 3 * HOUR
+    cfg, plan = session_plan(
+        session_renderer, "later run", [0, 1, SUMMARY["min_update_us"] - HOUR, touched_end], emit_policy=policy
+    )
     floor = lambda us: us - us % HOUR  # noqa: E731
     state = STATES["later run"]
-    watermark = SUMMARY[3] - 5 * MINUTE
+    watermark = SUMMARY["max_event_us"] - 5 * MINUTE
     assert plan["partition_ranges"] == [
         # new rows' sessions end between the earliest new time and the touched sessions' end
-        [floor(SUMMARY[5]), floor(touched_end)],
+        [floor(SUMMARY["min_update_us"]), floor(touched_end)],
         # sessions that may become final: end + lateness in (previous watermark, watermark]
         [floor(state["watermark_us"] - 20 * MINUTE), floor(watermark - 20 * MINUTE)],
         # on_watermark: sessions whose end the watermark passes, written now
         *([[floor(state["watermark_us"]), floor(watermark)]] if policy == "on_watermark" else []),
     ]
-    assert (plan["touched_min_start_us"], plan["touched_max_end_us"]) == (SUMMARY[5] - HOUR, touched_end)
+    assert (plan["touched_min_start_us"], plan["touched_max_end_us"]) == (SUMMARY["min_update_us"] - HOUR, touched_end)
 
 
 def test_session_late_rows_use_their_own_window(session_renderer):
@@ -495,7 +508,7 @@ def test_session_late_rows_use_their_own_window(session_renderer):
 def test_session_steps_without_group_by_render_spark_sql(session_renderer):
     renderer = session_renderer
     cfg = renderer.call("_sw_incremental_config", Config({**SESSION, "group_by": None}))
-    renderer.touch_answer = [0, 1, SUMMARY[5] - HOUR, SUMMARY[6]]
+    renderer.touch_answer = [0, 1, SUMMARY["min_update_us"] - HOUR, SUMMARY["max_update_us"]]
     plan = renderer.call("_sw_incremental_plan", cfg, dict(STATES["later run"]), SUMMARY, SESSION_SQL, Target())
     pending = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     # one stream: a row touches a session by time alone

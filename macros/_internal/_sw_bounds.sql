@@ -18,6 +18,39 @@
 {%- endmacro %}
 
 
+{#- End of the last window of `spec` (a window spec, _sw_window_spec) that holds a row at
+    `ts_us`; for sessions, the end of the row's own window [t, t + gap). -#}
+{% macro _sw_last_window_end_us(ts_us, spec) -%}
+    {%- if spec.type == 'session' -%}
+    ({{ ts_us }} + {{ spec.gap_us }})
+    {%- else -%}
+    ({{ spark_windows._sw_align_us(ts_us, spec.pane_us if spec.type == 'hop' else spec.size_us, spec.offset_us) }} + {{ spec.size_us }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- Every window of `spec` holding a row at `ts_us`, earliest first, as
+    array<struct<window_start, window_end>>; for sessions, the row's own window [t, t + gap). -#}
+{% macro _sw_windows_holding(ts_us, spec) -%}
+    {%- if spec.type == 'session' -%}
+        array(named_struct('window_start', timestamp_micros({{ ts_us }}), 'window_end', timestamp_micros({{ ts_us }} + {{ spec.gap_us }})))
+    {%- else -%}
+        {%- set start_us = spark_windows._sw_align_us(ts_us, spec.pane_us if spec.type == 'hop' else spec.size_us, spec.offset_us) -%}
+        {%- if spec.type == 'tumble' -%}
+        array(named_struct('window_start', timestamp_micros({{ start_us }}), 'window_end', timestamp_micros({{ start_us }} + {{ spec.size_us }})))
+        {%- elif spec.type == 'hop' -%}
+        transform(sequence(cast({{ spec.panes_per_window - 1 }} as bigint), cast(0 as bigint), cast(-1 as bigint)), __sw_i -> named_struct(
+            'window_start', timestamp_micros({{ start_us }} - __sw_i * {{ spec.pane_us }}),
+            'window_end', timestamp_micros({{ start_us }} - __sw_i * {{ spec.pane_us }} + {{ spec.size_us }})))
+        {%- else -%}
+        transform(sequence(({{ ts_us }} - {{ start_us }}) div {{ spec.pane_us }} + 1, cast({{ spec.panes_per_window }} as bigint)), __sw_j -> named_struct(
+            'window_start', timestamp_micros({{ start_us }}),
+            'window_end', timestamp_micros({{ start_us }} + __sw_j * {{ spec.pane_us }})))
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+
 {#- The three window columns every macro adds, from start and end in microseconds. -#}
 {% macro _sw_window_columns(start_us, end_us) -%}
     timestamp_micros({{ start_us }}) as window_start,

@@ -47,11 +47,11 @@
     {%- endif -%}
 
     {#- 2. One scan of the new rows. -#}
-    {%- set summary = run_query(spark_windows._sw_incremental_summary_sql(cfg, sql, state)).rows[0] -%}
-    {%- set new_rows = summary[0] | int -%}
-    {%- if summary[1] | int > 0 -%}
+    {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state) -%}
+    {%- set new_rows = summary.new_rows -%}
+    {%- if summary.rows_without_ingestion_time > 0 -%}
         {{ exceptions.raise_compiler_error(
-            "windowed_incremental: " ~ summary[1] | int ~ " rows of " ~ this ~ "'s input have a NULL "
+            "windowed_incremental: " ~ summary.rows_without_ingestion_time ~ " rows of " ~ this ~ "'s input have a NULL "
             ~ cfg.ingestion_col ~ " (ingestion_time_col); every row needs its arrival time to be told apart from the rows already processed. "
             ~ "Fill it in or filter those rows out in the model's SQL.") }}
     {%- endif -%}

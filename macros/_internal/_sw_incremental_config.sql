@@ -1,0 +1,159 @@
+{#- windowed_incremental: reading and checking the model's config, and naming what changed
+    since the last run. Every duration is read as bigint microseconds. -#}
+
+
+{#- Reads and checks the model's config; returns a dict the other blocks use. Every problem
+    is collected first and refused in one message, before the run touches any table. -#}
+{% macro _sw_incremental_config(config) %}
+    {%- set name = 'windowed_incremental' -%}
+    {%- set errors = [] -%}
+    {%- set time_col = config.get('time_col') -%}
+    {%- set ingestion_col = config.get('ingestion_time_col') -%}
+    {%- do spark_windows._sw_require_column(time_col, name, 'time_col', errors) -%}
+    {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col', errors) -%}
+    {%- set window = config.get('window') -%}
+    {%- set spec = spark_windows._sw_window_spec(window, name, errors) -%}
+    {%- if spec is not none and spec.type == 'session' and spec.gap_us is none -%}
+        {%- do errors.append(
+            name ~ ": window (" ~ window ~ ") has a per-row gap expression; a windowed_incremental session needs one fixed gap, "
+            ~ "such as {'type': 'session', 'gap': '30 minutes'}: whether a row is late is judged by its own window [t, t + gap), "
+            ~ "which must not depend on a row that may arrive later. Use the session macro or window_aggregate for per-row gaps.") -%}
+    {%- endif -%}
+    {%- set keys = spark_windows._sw_column_list(config.get('group_by', []), name, 'group_by', errors=errors) -%}
+    {%- set aggregates = config.get('aggregates') -%}
+    {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys or [], errors) or [] -%}
+    {%- set added = ['is_final', 'revision', 'timing', 'watermark_passed', 'window_partition'] -%}
+    {%- for agg in aggs if agg.name | lower in added -%}
+        {%- do errors.append(name ~ ": aggregate name '" ~ agg.name ~ "' is taken by a column the materialization adds ("
+            ~ added | join(', ') ~ "); choose another name") -%}
+    {%- endfor -%}
+    {%- if config.get('watermark_delay') is none -%}
+        {%- do errors.append(
+            name ~ ": watermark_delay is missing; give the bounded out-of-orderness of event times, such as watermark_delay='5 minutes' ('0 seconds' for in-order data)") -%}
+        {%- set delay_us = none -%}
+    {%- else -%}
+        {%- set delay_us = spark_windows._sw_duration_us(config.get('watermark_delay'), name, 'watermark_delay', allow_zero=true, errors=errors) -%}
+    {%- endif -%}
+    {%- set lateness_us = spark_windows._sw_duration_us(config.get('allowed_lateness', '0 seconds'), name, 'allowed_lateness', allow_zero=true, errors=errors) -%}
+    {%- set partition_us = spark_windows._sw_duration_us(config.get('partition_size', '1 day'), name, 'partition_size', errors=errors) -%}
+    {%- set emit = config.get('emit') -%}
+    {%- if emit not in [none, 'changelog'] -%}
+        {%- do errors.append(name ~ ": emit ('" ~ emit ~ "') must be 'changelog' or left out") -%}
+    {%- endif -%}
+    {%- set emit_policy = config.get('emit_policy', 'every_run') -%}
+    {%- if emit_policy not in ['every_run', 'on_watermark'] -%}
+        {%- do errors.append(
+            name ~ ": emit_policy (" ~ ("'" ~ emit_policy ~ "'" if emit_policy is string else emit_policy) ~ ") must be 'every_run' "
+            ~ "(every run writes the windows its rows changed; the default) or 'on_watermark' (a window is written once the "
+            ~ "watermark passes its end, then again by each run whose late rows change it)") -%}
+    {%- endif -%}
+    {%- do spark_windows._sw_incremental_check_table_config(config, errors) -%}
+    {%- if errors -%}
+        {{ exceptions.raise_compiler_error(
+            name ~ ": " ~ (errors | length) ~ " problem" ~ ('s' if errors | length > 1) ~ " in the model's config; nothing was run:\n- "
+            ~ errors | join('\n- ')) }}
+    {%- endif -%}
+    {#- what the state table stores to name a changed setting; emit_policy only when not the
+        default, so that tables written before it existed keep their fingerprint -#}
+    {%- set settings = {
+        'time_col': time_col,
+        'ingestion_time_col': ingestion_col,
+        'window': window,
+        'group_by': keys,
+        'aggregates': aggregates,
+        'watermark_delay': config.get('watermark_delay'),
+        'allowed_lateness': config.get('allowed_lateness', '0 seconds'),
+        'partition_size': config.get('partition_size', '1 day'),
+        'emit': emit,
+    } -%}
+    {%- if emit_policy == 'on_watermark' -%}
+        {%- do settings.update({'emit_policy': emit_policy}) -%}
+    {%- endif -%}
+    {{ return({
+        'time_col': time_col,
+        'ingestion_col': ingestion_col,
+        'window': window,
+        'spec': spec,
+        'group_cols': keys,
+        'aggregates': aggregates,
+        'agg_names': aggs | map(attribute='name') | list,
+        'delay_us': delay_us,
+        'lateness_us': lateness_us,
+        'partition_us': partition_us,
+        'changelog': emit == 'changelog',
+        'on_watermark': emit_policy == 'on_watermark',
+        'session': spec.type == 'session',
+        'settings': settings,
+    }) }}
+{% endmacro %}
+
+
+{#- The dbt table configs the materialization cannot honour, refused rather than ignored:
+    the crash-safe commit rewrites whole partitions of Parquet tables (a dynamic INSERT
+    OVERWRITE, repeated by recovery) and chooses the partitioning itself. -#}
+{% macro _sw_incremental_check_table_config(config, errors) %}
+    {%- set name = 'windowed_incremental' -%}
+    {%- set file_format = config.get('file_format') -%}
+    {%- if file_format not in [none, 'parquet'] -%}
+        {%- do errors.append(
+            name ~ ": file_format ('" ~ file_format ~ "') is not supported; the only accepted file_format is 'parquet' (or leave it out). "
+            ~ "A run commits by overwriting whole partitions of Parquet tables, which a re-run after a crash repeats; "
+            ~ "Delta, Iceberg and Hudi tables need their own jars, which the pyspark wheel does not include") -%}
+    {%- endif -%}
+    {%- for key in ['partition_by', 'clustered_by', 'buckets'] if config.get(key) is not none -%}
+        {%- do errors.append(
+            name ~ ": " ~ key ~ " (" ~ config.get(key) ~ ") is not taken; the table is partitioned by window_partition "
+            ~ "(its width is partition_size, such as partition_size='1 day'), the other tables by batch_id") -%}
+    {%- endfor -%}
+    {%- if config.get('options') is not none -%}
+        {%- do errors.append(
+            name ~ ": options (" ~ config.get('options') ~ ") is not taken; the materialization sets the table options itself "
+            ~ "(partitionOverwriteMode); set Parquet writer settings in the Spark session, such as spark.sql.parquet.compression.codec") -%}
+    {%- endif -%}
+    {%- set location_root = config.get('location_root') -%}
+    {%- if location_root is not none and (location_root is not string or location_root.strip() == '') -%}
+        {%- do errors.append(name ~ ": location_root (" ~ ("'" ~ location_root ~ "'" if location_root is string else location_root) ~ ") must be a folder path given as a non-empty string, such as '/data/warehouse/windows'") -%}
+    {%- endif -%}
+    {%- set tblproperties = config.get('tblproperties') -%}
+    {%- if tblproperties is not none and tblproperties is not mapping -%}
+        {%- do errors.append(name ~ ": tblproperties (" ~ tblproperties ~ ") must be a dict of property name to value, such as {'owner_team': 'traffic'}") -%}
+    {%- endif -%}
+    {%- set persist_docs = config.get('persist_docs') -%}
+    {%- if persist_docs is not none and persist_docs is not mapping -%}
+        {%- do errors.append(name ~ ": persist_docs (" ~ persist_docs ~ ") must be a dict, such as {'relation': true}") -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- The message refusing a run whose settings changed since the last commit: names each
+    setting that changed, with its old and new value, from the settings the state table
+    stored (`stored`, none for a state table written before it stored them). Durations are
+    compared by their length ('5 minutes' is '300 seconds'). -#}
+{% macro _sw_incremental_changed_message(relation, stored, settings) %}
+    {%- set durations = ['watermark_delay', 'allowed_lateness', 'partition_size'] -%}
+    {%- set changes = [] -%}
+    {%- if stored is mapping -%}
+        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | sort -%}
+            {%- set old = stored.get(key) -%}
+            {%- set value = settings.get(key) -%}
+            {%- if key in durations and old is string and value is string -%}
+                {%- set differs = spark_windows._sw_duration_us(old, 'windowed_incremental', key, allow_zero=true, errors=[])
+                    != spark_windows._sw_duration_us(value, 'windowed_incremental', key, allow_zero=true, errors=[]) -%}
+            {%- else -%}
+                {%- set differs = old != value -%}
+            {%- endif -%}
+            {%- if differs -%}
+                {%- do changes.append(key ~ " (was " ~ ("'" ~ old ~ "'" if old is string else old) ~ ", now "
+                    ~ ("'" ~ value ~ "'" if value is string else value) ~ ")") -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- if changes -%}
+        {{ return("windowed_incremental: " ~ changes | join(', ') ~ " of " ~ relation ~ " changed since its last run; "
+            ~ "its stored windows were computed with the old " ~ ("value" if changes | length == 1 else "values") ~ ". "
+            ~ "Run it once with --full-refresh to recompute every window.") }}
+    {%- endif -%}
+    {{ return("windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
+        ~ relation ~ " changed since its last run; its stored windows were computed with the old ones. "
+        ~ "Run it once with --full-refresh to recompute every window.") }}
+{% endmacro %}

@@ -1,0 +1,228 @@
+{#- windowed_incremental: the SQL of each step for tumble, hop and cumulate windows (sessions:
+    _sw_incremental_sessions.sql). The materialization (macros/materializations/) orders the
+    steps. Every time below is bigint microseconds since the epoch (none when there is none yet). -#}
+
+
+{#- SQL literal of a time in microseconds. -#}
+{% macro _sw_us_literal(us) -%}
+    {%- if us is none -%}
+        cast(null as timestamp)
+    {%- else -%}
+        timestamp_micros({{ us }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- Rows of the model whose ingestion time lies in (after_us, until_us]; no bound for none. -#}
+{% macro _sw_incremental_arrivals(cfg, model_sql, after_us, until_us) -%}
+    select *
+    from (
+        {{ model_sql }}
+    ) as __sw_input
+    where true
+        {%- if after_us is not none %}
+        and {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }}
+        {%- endif %}
+        {%- if until_us is not none %}
+        and {{ cfg.ingestion_col }} <= {{ spark_windows._sw_us_literal(until_us) }}
+        {%- endif %}
+{%- endmacro %}
+
+
+{#- Whether a row is late: every window holding it expired under the previous watermark. -#}
+{% macro _sw_incremental_is_late(cfg, watermark_us) -%}
+    {%- if watermark_us is none -%}
+        false
+    {%- else -%}
+        ({{ cfg.time_col }} is not null and {{ spark_windows._sw_last_window_end_us(spark_windows._sw_ts_us(cfg.time_col), cfg.spec) }} + {{ cfg.lateness_us }} <= {{ watermark_us }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- One scan of the new rows: how many, the newest ingestion and event times, how many are
+    late, and the event-time range of the rows that update windows. -#}
+{% macro _sw_incremental_summary_sql(cfg, model_sql, state) -%}
+    {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us) -%}
+    {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
+select
+    count(*) as new_rows,
+    count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
+    unix_micros(max(cast({{ cfg.ingestion_col }} as timestamp))) as max_ingestion_us,
+    max({{ ts_us }}) as max_event_us,
+    count_if({{ late }}) as late_rows,
+    min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
+    max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
+from (
+    select *
+    from (
+        {{ model_sql }}
+    ) as __sw_input
+    {%- if state.ingestion_us is not none %}
+    where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(state.ingestion_us) }} or {{ cfg.ingestion_col }} is null
+    {%- endif %}
+) as __sw_new
+{%- endmacro %}
+
+
+{#- `__sw_a` and `__sw_b` hold the same window (NULL keys match NULL keys). -#}
+{% macro _sw_incremental_match(window_keys) -%}
+    {%- for column in window_keys -%}
+        {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> __sw_b.{{ column }}
+    {%- endfor -%}
+{%- endmacro %}
+
+
+{#- The partition a window is stored in: its start (a session: its end), floored to partition_size. -#}
+{% macro _sw_incremental_partition(cfg, time_col='window_start') -%}
+    timestamp_micros({{ spark_windows._sw_align_us('unix_micros(' ~ time_col ~ ')', cfg.partition_us) }})
+{%- endmacro %}
+
+
+{#- The rows of the next version of every partition this run rewrites:
+      fresh  windows that new, non-late rows fall in and that have not expired, recomputed in
+             full from every row ingested so far;
+      stored the stored windows of those partitions and of the partitions whose windows may
+             become final under the new watermark, unchanged but for is_final.
+    A window found in both keeps its fresh row (one pass: fresh is computed once).
+    `plan` holds the times computed by the materialization. -#}
+{% macro _sw_incremental_pending_sql(cfg, model_sql, target, plan) -%}
+    {%- set keys = cfg.group_cols -%}
+    {%- set window_keys = keys + ['window_start', 'window_end'] -%}
+    {%- set columns = window_keys + cfg.agg_names -%}
+    {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
+    {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
+with __sw_new as (
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+),
+
+__sw_touched as (
+    select distinct {{ window_keys | join(', ') }}
+    from {{ spark_windows._sw_table_valued('__sw_new', cfg.time_col, cfg.spec) }} as __sw_windowed
+    {%- if plan.watermark_prev_us is not none %}
+    where unix_micros(window_end) + {{ cfg.lateness_us }} > {{ plan.watermark_prev_us }}
+    {%- endif %}
+),
+
+__sw_scope as (
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.until_us) | indent(4) }}
+        and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.scope_from_us) }}
+        and {{ cfg.time_col }} < {{ spark_windows._sw_us_literal(plan.scope_until_us) }}
+),
+
+__sw_fresh as (
+    select {% for column in columns %}__sw_a.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
+    from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, cfg.window, keys, cfg.aggregates) }} as __sw_a
+    left semi join __sw_touched as __sw_b
+        on {{ match }}
+),
+
+__sw_candidates as (
+    select *, cast(null as int) as revision, cast(null as string) as timing, true as __sw_fresh_window from __sw_fresh
+    {%- if with_stored %}
+    union all
+    select {{ columns | join(', ') }}, revision, timing, false as __sw_fresh_window
+    from {{ target }}
+    where {% for range in plan.partition_ranges -%}
+        {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
+    {%- endfor %}
+    {%- endif %}
+),
+
+__sw_next as (
+    {%- if with_stored %}
+    select
+        {{ columns | join(', ') }},
+        __sw_fresh_window,
+        __sw_fresh_window as __sw_changed,
+        __sw_old_revision,
+        __sw_old_timing,
+        case when __sw_old_revision is not null then window_end end as __sw_old_end
+    from (
+        select
+            *,
+            row_number() over (partition by {{ window_keys | join(', ') }} order by __sw_fresh_window desc) as __sw_pick,
+            max(revision) over (partition by {{ window_keys | join(', ') }}) as __sw_old_revision,
+            max(timing) over (partition by {{ window_keys | join(', ') }}) as __sw_old_timing
+        from __sw_candidates
+    ) as __sw_ranked
+    where __sw_pick = 1
+    {%- else %}
+    select
+        {{ columns | join(', ') }},
+        __sw_fresh_window,
+        true as __sw_changed,
+        cast(null as int) as __sw_old_revision,
+        cast(null as string) as __sw_old_timing,
+        cast(null as timestamp) as __sw_old_end
+    from __sw_candidates
+    {%- endif %}
+)
+
+select
+    {{ columns | join(',\n    ') }},
+    {%- if plan.watermark_us is none %}
+    false as is_final,
+    {%- else %}
+    unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
+    {%- endif %}
+    {{ spark_windows._sw_incremental_firing_columns(cfg) }},
+    __sw_fresh_window,
+    {{ spark_windows._sw_incremental_partition(cfg) }} as window_partition
+from (
+    {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') | indent(4) }}
+) as __sw_fired
+{%- endmacro %}
+
+
+{#- The rows of this run that missed all their windows, with the windows and the watermark. -#}
+{% macro _sw_incremental_late_sql(cfg, model_sql, plan) -%}
+select
+    __sw_new.*,
+    {{ spark_windows._sw_windows_holding(spark_windows._sw_ts_us(cfg.time_col), cfg.spec) }} as missed_windows,
+    {{ spark_windows._sw_us_literal(plan.watermark_prev_us) }} as watermark_at_arrival,
+    {{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from (
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+) as __sw_new
+where {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
+{%- endmacro %}
+
+
+{#- Flink's changelog of this run, from the staged next version: for each window this run
+    emits, +I when it was not shown before, else -U (the stored row) then +U (the new row). -#}
+{% macro _sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
+    {%- set window_keys = cfg.group_cols + ['window_start', 'window_end'] -%}
+    {%- set columns = window_keys + cfg.agg_names + ['is_final', 'revision', 'timing'] -%}
+    {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
+with __sw_emitted as (
+    select * from {{ pending }} where __sw_emit
+)
+
+select
+    case when __sw_old_shown then '+U' else '+I' end as op,
+    {% for column in columns %}{{ column }}, {% endfor %}{{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from __sw_emitted
+{%- if plan.target_exists %}
+
+union all
+
+select
+    '-U' as op,
+    {% for column in columns %}__sw_a.{{ column }}, {% endfor %}{{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+from {{ target }} as __sw_a
+left semi join (select * from __sw_emitted where __sw_old_shown) as __sw_b
+    on {{ match }}
+where __sw_a.window_partition in (select distinct window_partition from __sw_emitted)
+{%- endif %}
+{%- endmacro %}
+
+
+{#- The columns the model's table stores, in order, read from a staged relation. -#}
+{% macro _sw_incremental_stored_sql(cfg, relation) -%}
+    select {{ (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing']
+        + (['watermark_passed'] if cfg.on_watermark else []) + ['window_partition']) | join(', ') }}
+    from {{ relation }} as __sw_staged
+    {%- if cfg.session %}
+    where __sw_role in ('fresh', 'kept')
+    {%- endif %}
+{%- endmacro %}
