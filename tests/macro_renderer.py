@@ -19,6 +19,7 @@ import pytz
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 MACRO_DIR = PROJECT_DIR / "macros"
+PACKAGE = "spark_windows"
 MACRO_BLOCK = re.compile(
     r"{%-?\s*macro\s+(\w+)\s*\(.*?{%-?\s*endmacro\s*-?%}",
     re.DOTALL,
@@ -71,11 +72,19 @@ class _Adapter:
         self.introspected.append(str(relation))
         return [SimpleNamespace(name=name) for name in relation.columns]
 
-    def dispatch(self, name: str, macro_namespace: str | None = None):
-        for candidate in (f"{self._type}__{name}", f"default__{name}"):
-            if candidate in self._renderer.macros:
-                return self._renderer.macros[candidate]
-        raise CompilerError(f"no {self._type}__{name} or default__{name} macro")
+    def dispatch(self, name: str, macro_namespace: str = PACKAGE):
+        """As dbt: each package of the namespace's search order (the root project's `dispatch:`
+        config; by default the namespace alone), the adapter's prefix before `default__`."""
+        searched = []
+        for package in self._renderer.search_order.get(macro_namespace, [macro_namespace]):
+            macros = self._renderer.packages.get(package, {})
+            for candidate in (f"{self._type}__{name}", f"default__{name}"):
+                searched.append(f"{package}.{candidate}")
+                if candidate in macros:
+                    return macros[candidate]
+        raise CompilerError(
+            f"In dispatch: no macro named {name!r} in namespace {macro_namespace!r}; searched {searched}"
+        )
 
 
 class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
@@ -88,11 +97,25 @@ class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
 
 
 class MacroRenderer:
-    """Loads every macro file under ``macros/``; ``call(name, ...)`` renders one macro."""
+    """Loads every macro file under ``macros/``; ``call(name, ...)`` renders one macro.
 
-    def __init__(self, adapter_type: str = "spark", macro_dir: Path = MACRO_DIR, execute: bool = True):
+    ``packages`` adds other projects' macros by package name (their macro files' text), for
+    ``adapter.dispatch`` only; ``dispatch`` is the root project's `dispatch:` config, a search
+    order of packages by macro namespace, e.g. ``{"spark_windows": ["my_project", "spark_windows"]}``.
+    """
+
+    def __init__(
+        self,
+        adapter_type: str = "spark",
+        macro_dir: Path = MACRO_DIR,
+        execute: bool = True,
+        packages: dict[str, str] | None = None,
+        dispatch: dict[str, list[str]] | None = None,
+    ):
         self.env = _Sandbox(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
+        self.packages: dict[str, dict[str, object]] = {PACKAGE: self.macros}
+        self.search_order = dict(dispatch or {})
         self.env.globals.update(
             {
                 "return": _return,
@@ -104,17 +127,19 @@ class MacroRenderer:
                 "adapter": _Adapter(self, adapter_type),
                 # dbt's `execute`: false while it parses the project, true when it compiles a model
                 "execute": execute,
-                "spark_windows": SimpleNamespace(),
+                PACKAGE: SimpleNamespace(),
             }
         )
         for path in sorted(macro_dir.rglob("*.sql")):
             for match in MACRO_BLOCK.finditer(path.read_text()):
                 self._add(match.group(1), match.group(0))
-        self.env.globals["spark_windows"] = SimpleNamespace(**self.macros)
+        for package, source in (packages or {}).items():
+            macros = self.packages.setdefault(package, {})
+            for match in MACRO_BLOCK.finditer(source):
+                macros[match.group(1)] = self._compile(match.group(1), match.group(0))
+        self.env.globals[PACKAGE] = SimpleNamespace(**self.macros)
 
-    def _add(self, name: str, source: str) -> None:
-        if name in self.macros:
-            raise ValueError(f"macro {name} is defined twice")
+    def _compile(self, name: str, source: str):
         compiled = []
 
         def call(*args, **kwargs):
@@ -129,8 +154,12 @@ class MacroRenderer:
             except _MacroReturn as returned:
                 return returned.value
 
-        self.macros[name] = call
-        self.env.globals[name] = call
+        return call
+
+    def _add(self, name: str, source: str) -> None:
+        if name in self.macros:
+            raise ValueError(f"macro {name} is defined twice")
+        self.macros[name] = self.env.globals[name] = self._compile(name, source)
 
     def call(self, name: str, *args, **kwargs):
         return self.macros[name](*args, **kwargs)

@@ -2,7 +2,8 @@
 
 tests/macro_renderer.py loads ``{% macro %}`` blocks only; a generic data test is a
 ``{% test name(...) %}`` block, which dbt registers as the macro ``test_name``. The renderer
-below loads those blocks the same way, as macros named ``test_<name>``.
+below loads those blocks the same way, as macros named ``test_<name>``. Each is a dispatch shim
+over ``default__test_<name>``: the last tests check that a project can override any of them.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ DATA_TESTS = [
 class DataTestRenderer(MacroRenderer):
     """A MacroRenderer that also loads the generic tests of macros/data_tests/ as `test_<name>`."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
         for path in sorted((MACRO_DIR / "data_tests").glob("*.sql")):
             for match in TEST_BLOCK.finditer(path.read_text()):
                 name, rest = match.groups()
@@ -194,3 +195,71 @@ def test_no_failing_row_column_can_collide_with_the_model(tests_renderer, name):
         if projection.alias and projection.alias not in ("k",)
     }
     assert all(alias.startswith("__sw_") for alias in added), added
+
+
+# --- dispatch: each generic test is a shim over default__test_<name>, as in dbt-utils -----------
+
+# every argument of each generic test, in its declared order (model first)
+FULL_CALLS = {
+    "equals_expected": ("w", "expected__w"),
+    "malformed_values_at_most": ("w", "value_error", 0),
+    "window_size_is": ("w", "1 minute"),
+    "windows_aligned": ("w", "1 minute", "10 seconds"),
+    "sessions_do_not_overlap": ("w", ["k"]),
+    "windows_cover_source": ("w", "src", "ts", ["k"], "n", None),
+    "window_is_closed": ("w", "src", "ts", "1 minute"),
+}
+ECHO_EVERY_TEST = "\n".join(
+    f"{{% macro default__test_{name}() %}}overridden {name}: {{{{ varargs | join(' | ') }}}}{{% endmacro %}}"
+    for name in FULL_CALLS
+)
+
+
+def test_every_data_test_has_a_full_call_here(tests_renderer):
+    loaded = {name.removeprefix("test_") for name in tests_renderer.macros if name.startswith("test_")}
+    assert loaded == set(FULL_CALLS)
+
+
+@pytest.mark.parametrize("name", FULL_CALLS)
+def test_each_data_test_renders_its_default_implementation(tests_renderer, name):
+    args = FULL_CALLS[name]
+    assert tests_renderer.call(f"test_{name}", *args) == tests_renderer.call(f"default__test_{name}", *args)
+
+
+@pytest.mark.parametrize("name", FULL_CALLS)
+def test_a_project_first_in_the_search_order_overrides_each_data_test_with_every_argument(name):
+    overridden = DataTestRenderer(
+        packages={"my_project": ECHO_EVERY_TEST}, dispatch={"spark_windows": ["my_project", "spark_windows"]}
+    )
+    args = FULL_CALLS[name]
+    assert overridden.call(f"test_{name}", *args) == f"overridden {name}: " + " | ".join(map(str, args))
+
+
+WITH_TOLERANCE = """
+{% macro default__test_window_size_is(model, size) %}
+select * from ({{ spark_windows.default__test_window_size_is(model, size) }}) as __sw_wrong_size
+where abs(__sw_actual_size_us - __sw_expected_size_us) > 1000
+{% endmacro %}
+"""
+
+
+def test_a_project_overrides_one_data_test_and_reuses_the_package_implementation(tests_renderer):
+    overridden = DataTestRenderer(
+        packages={"my_project": WITH_TOLERANCE}, dispatch={"spark_windows": ["my_project", "spark_windows"]}
+    )
+    tree = render(overridden, "window_size_is", "w", "1 minute")
+    assert tree.find(exp.Subquery).this.sql("spark") == render(tests_renderer, "window_size_is", "w", "1 minute").sql(
+        "spark"
+    )
+    assert "ABS(__sw_actual_size_us - __sw_expected_size_us) > 1000" in tree.sql("spark")
+    for name, args in FULL_CALLS.items():  # the others are the package's own
+        if name == "window_size_is":
+            continue
+        assert overridden.call(f"test_{name}", *args) == tests_renderer.call(f"test_{name}", *args)
+
+
+def test_a_project_macro_outside_the_search_order_changes_nothing(tests_renderer):
+    ignored = DataTestRenderer(packages={"my_project": WITH_TOLERANCE})
+    assert ignored.call("test_window_size_is", "w", "1 minute") == tests_renderer.call(
+        "test_window_size_is", "w", "1 minute"
+    )
