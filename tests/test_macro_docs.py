@@ -4,7 +4,8 @@ Public macros are the ``{% macro name(`` and ``{% test name(`` blocks of macros/
 macros/data_tests/*.sql whose names do not start with ``_``, ``default__`` or ``spark__``. Each
 must have a YAML macro properties entry (``macros/windows/hop.yml`` for ``hop.sql``) whose
 arguments are the signature's, in order, with a description and a type; and README.md must show
-its signature in backticks exactly as the source declares it.
+its signature in backticks exactly as the source declares it. A public file holds its macro
+and that macro's ``default__``/``spark__`` implementations only.
 """
 
 from __future__ import annotations
@@ -235,4 +236,20 @@ def test_readme_shows_every_public_signature_as_declared():
         [f"`{signature.text}`    (declared in {signature.where})" for signature in missing],
         f"README.md lacks these signatures, each in backticks (optionally prefixed `{PACKAGE}.`) "
         "exactly as the source declares them",
+    )
+
+
+@pytest.mark.fast
+def test_each_public_file_holds_its_macro_and_its_dispatch_implementations_only():
+    """Private building blocks live in macros/_internal/, named for what they do."""
+    problems = []
+    for path in sorted(path for pattern in PUBLIC_SOURCES for path in MACRO_DIR.glob(pattern)):
+        blocks = DEFINITION.findall(path.read_text())
+        dispatched = f"test_{path.stem}" if path.parent.name == "data_tests" else path.stem
+        allowed = {path.stem, *(f"{prefix}{dispatched}" for prefix in PRIVATE_PREFIXES[1:])}
+        extra = sorted(name for _, name in blocks if name not in allowed)
+        if extra or path.stem not in {name for _, name in blocks}:
+            problems.append(f"{path.relative_to(PROJECT_DIR)}: defines {[name for _, name in blocks]}")
+    _fail_on(
+        problems, f"public files holding other macros than `<file name>` and its {PRIVATE_PREFIXES[1:]} implementations"
     )
