@@ -19,9 +19,8 @@ import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from dbt_harness import PROJECT_DIR, DbtFailed, SessionWarehouse, run_dbt  # noqa: E402
+from dbt_harness import DbtFailed, SessionWarehouse, run_dbt  # a script's folder is on sys.path
+from project import PROJECT_DIR
 
 CONSUMER = PROJECT_DIR / "integration_tests" / "consumer"
 SCHEMA = "analytics"  # the schema of the consumer's profile

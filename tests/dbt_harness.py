@@ -6,8 +6,7 @@ import os
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
-
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from project import PROJECT_DIR
 
 
 class DbtFailed(AssertionError):

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from compare import assert_same_rows, read_csv
-from dbt_harness import PROJECT_DIR, run_dbt
+from dbt_harness import run_dbt
+from project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

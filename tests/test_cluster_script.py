@@ -7,7 +7,7 @@ import socket
 import subprocess
 
 import pytest
-from dbt_harness import PROJECT_DIR
+from project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

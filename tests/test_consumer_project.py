@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from compare import assert_same_rows
-from dbt_harness import PROJECT_DIR
+from project import PROJECT_DIR
 
 CONSUMER = PROJECT_DIR / "integration_tests" / "consumer"
 PROFILE = CONSUMER / "profiles.yml"

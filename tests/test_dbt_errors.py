@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from dbt_harness import PROJECT_DIR, run_dbt
+from dbt_harness import run_dbt
+from project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

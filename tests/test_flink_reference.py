@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from compare import assert_same_rows, read_csv
-from dbt_harness import PROJECT_DIR
+from project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from dbt_harness import PROJECT_DIR
+from project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import struct
-import sys
 
+import plot_windows  # scripts/ is on pytest's pythonpath
 import pytest
-from dbt_harness import PROJECT_DIR
-
-sys.path.insert(0, str(PROJECT_DIR / "scripts"))
-import plot_windows  # noqa: E402
 
 pytestmark = pytest.mark.fast
 

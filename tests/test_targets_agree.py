@@ -14,7 +14,7 @@ import json
 import math
 
 import pytest
-from dbt_harness import PROJECT_DIR
+from project import PROJECT_DIR
 
 RESULTS_DIR = PROJECT_DIR / ".spark_state" / "results"
 MODEL_DIRS = [PROJECT_DIR / "models" / "examples", PROJECT_DIR / "models" / "flink_reference"]

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from dbt_harness import PROJECT_DIR
-
-sys.path.insert(0, str(PROJECT_DIR / "scripts"))
-import validate_sql  # noqa: E402
+import validate_sql  # scripts/ is on pytest's pythonpath
+from project import PROJECT_DIR
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import re
 
 import pytest
 import yaml
-from dbt_harness import PROJECT_DIR
+from project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 
