@@ -1,29 +1,135 @@
-"""Render the project's macros with plain Jinja, without dbt or Spark.
+"""Render the project's macros with plain Jinja, without dbt or Spark, and parse the SQL.
 
 dbt compiles each ``{% macro %}`` block on its own and calls macros through its context, with
 ``return()``, ``exceptions.raise_compiler_error`` and ``adapter.dispatch``. This module gives the
 macro files the same small context so fast tests can render them with many arguments and parse
-the SQL with sqlglot. It only runs the project's Jinja; it computes no window itself.
+the SQL with sqlglot (``parse``, ``parse_relation``, ``output_names``). It loads the three kinds
+of block dbt reads from ``macros/``, named as dbt registers them: ``{% macro x %}`` as ``x``,
+``{% test x %}`` as ``test_x`` and ``{% materialization x, adapter='spark' %}`` as
+``materialization_x_spark``. It only runs the project's Jinja; it computes no window itself.
 """
 
 from __future__ import annotations
 
 import datetime
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
 import jinja2
 import jinja2.sandbox
 import pytz
+import sqlglot
+from project import MACRO_DIR, PACKAGE, PROJECT_DIR
+from sqlglot import exp
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-MACRO_DIR = PROJECT_DIR / "macros"
-PACKAGE = "spark_windows"
-MACRO_BLOCK = re.compile(
-    r"{%-?\s*macro\s+(\w+)\s*\(.*?{%-?\s*endmacro\s*-?%}",
-    re.DOTALL,
-)
+OPENING = re.compile(r"{%-?\s*(macro|test|materialization)\s+(\w+)\s*")
+ADAPTER_OPTION = re.compile(r"adapter\s*=\s*['\"](\w+)['\"]")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One ``{% macro %}``, ``{% test %}`` or ``{% materialization %}`` block of a macro file."""
+
+    kind: str  # "macro", "test" or "materialization"
+    name: str  # as the source declares it
+    registered: str  # as dbt registers it: `x`, `test_x`, `materialization_x_spark`
+    parameters: str  # the text between the parentheses, as written (none for a materialization)
+    body: str  # the text between the opening and the closing tag
+    source: str  # the block as a macro dbt would compile
+    path: Path | None  # none for text that is no file of the project
+
+    @property
+    def signature(self) -> str:
+        """``name(parameters)`` with each run of whitespace as one space."""
+        parameters = " ".join(self.parameters.split())
+        return f"{self.name}({parameters})"
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """Argument names as Jinja reads them (defaults may hold commas, lists, strings)."""
+        template = jinja2.Environment().parse(f"{{% macro m({self.parameters}) %}}{{% endmacro %}}")
+        (macro,) = template.find_all(jinja2.nodes.Macro)
+        return tuple(argument.name for argument in macro.args)
+
+    @property
+    def where(self) -> str:
+        return str(self.path.relative_to(PROJECT_DIR))
+
+
+def _parameter_text(source: str, start: int) -> str:
+    """The text from ``start`` (just after an opening parenthesis) to its closing one."""
+    depth, quote = 1, None
+    for index in range(start, len(source)):
+        char = source[index]
+        if quote:
+            if char == quote and source[index - 1] != "\\":
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return source[start:index]
+    raise ValueError(f"unbalanced parentheses after offset {start}")
+
+
+def blocks_in(text: str, path: Path | None = None) -> list[Block]:
+    """The blocks of a macro file's text, in order."""
+    blocks = []
+    for opening in OPENING.finditer(text):
+        kind, name = opening.groups()
+        if kind == "materialization":
+            header_end = text.index("%}", opening.end())
+            adapter = ADAPTER_OPTION.search(text, opening.end(), header_end)
+            registered = f"materialization_{name}_{adapter.group(1) if adapter else 'default'}"
+            parameters = ""
+        else:
+            if text[opening.end()] != "(":
+                raise ValueError(f"{path}: no parameters after {kind} {name}")
+            parameters = _parameter_text(text, opening.end() + 1)
+            header_end = text.index("%}", opening.end() + len(parameters) + 2)
+            registered = f"test_{name}" if kind == "test" else name
+        closing = re.compile(r"{%-?\s*end" + kind + r"\s*-?%}").search(text, header_end)
+        if closing is None:
+            raise ValueError(f"{path}: {kind} {name} has no end{kind}")
+        body = text[header_end + 2 : closing.start()]
+        if kind == "macro":
+            source = text[opening.start() : closing.end()]
+        else:
+            source = f"{{% macro {registered}({parameters}) %}}{body}{{% endmacro %}}"
+        blocks.append(Block(kind, name, registered, parameters, body, source, path))
+    return blocks
+
+
+def project_blocks(macro_dir: Path = MACRO_DIR) -> list[Block]:
+    """Every block of every macro file under ``macro_dir``, file by file in name order."""
+    return [block for path in sorted(macro_dir.rglob("*.sql")) for block in blocks_in(path.read_text(), path)]
+
+
+def parse(sql: str) -> exp.Expression:
+    """One Spark SQL statement, parsed by sqlglot (anything else fails the test)."""
+    statements = [statement for statement in sqlglot.parse(sql, read="spark") if statement is not None]
+    assert len(statements) == 1, sql
+    return statements[0]
+
+
+def parse_relation(sql: str) -> exp.Expression:
+    """What a window macro returns (a subquery to use after FROM), in ``select * from ...``."""
+    return parse(f"select * from {sql}")
+
+
+def output_names(sql: str | exp.Expression) -> list[str]:
+    """The names of the columns of the subquery a macro returns, in order: `sql` as the macro
+    rendered it, or already parsed by ``parse_relation``."""
+    tree = parse_relation(sql) if isinstance(sql, str) else sql
+    subquery = tree.find(exp.Subquery).this
+    if isinstance(subquery, exp.Union):  # branches of a union have the same columns
+        subquery = subquery.left
+    return [projection.alias_or_name for projection in subquery.expressions]
 
 
 class CompilerError(Exception):
@@ -97,7 +203,9 @@ class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
 
 
 class MacroRenderer:
-    """Loads every macro file under ``macros/``; ``call(name, ...)`` renders one macro.
+    """Loads every block of the macro files under ``macros/``; ``call(name, ...)`` renders a
+    macro or a generic test (``test_<name>``), ``materialization(name, **context)`` runs a
+    materialization's body with a stubbed dbt context, ``render(text, **context)`` a template.
 
     ``packages`` adds other projects' macros by package name (their macro files' text), for
     ``adapter.dispatch`` only; ``dispatch`` is the root project's `dispatch:` config, a search
@@ -114,6 +222,7 @@ class MacroRenderer:
     ):
         self.env = _Sandbox(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
+        self.materializations: dict[str, Block] = {}
         self.packages: dict[str, dict[str, object]] = {PACKAGE: self.macros}
         self.search_order = dict(dispatch or {})
         self.env.globals.update(
@@ -130,13 +239,15 @@ class MacroRenderer:
                 PACKAGE: SimpleNamespace(),
             }
         )
-        for path in sorted(macro_dir.rglob("*.sql")):
-            for match in MACRO_BLOCK.finditer(path.read_text()):
-                self._add(match.group(1), match.group(0))
-        for package, source in (packages or {}).items():
-            macros = self.packages.setdefault(package, {})
-            for match in MACRO_BLOCK.finditer(source):
-                macros[match.group(1)] = self._compile(match.group(1), match.group(0))
+        for block in project_blocks(macro_dir):
+            if block.kind == "materialization":
+                self.materializations[block.registered] = block
+            else:
+                self._add(block.registered, block.source)
+        for package, text in (packages or {}).items():
+            self.packages[package] = {
+                block.registered: self._compile(block.registered, block.source) for block in blocks_in(text)
+            }
         self.env.globals[PACKAGE] = SimpleNamespace(**self.macros)
 
     def _compile(self, name: str, source: str):
@@ -163,3 +274,16 @@ class MacroRenderer:
 
     def call(self, name: str, *args, **kwargs):
         return self.macros[name](*args, **kwargs)
+
+    def render(self, text: str, **context):
+        """Renders a template (a model, a materialization's body) with the project's macros and
+        `context` as its variables; what it passes to ``return()``, else the text it renders."""
+        try:
+            return self.env.from_string(text).render(**context)
+        except _MacroReturn as returned:
+            return returned.value
+
+    def materialization(self, name: str, adapter: str = "spark", **context):
+        """Runs the body of ``{% materialization name, adapter=... %}``; `context` stands in for
+        what dbt gives it (config, this, sql, run_query, statement, ...)."""
+        return self.render(self.materializations[f"materialization_{name}_{adapter}"].body, **context)

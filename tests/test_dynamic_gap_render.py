@@ -8,9 +8,7 @@ import itertools
 import re
 
 import pytest
-import sqlglot
-from macro_renderer import CompilerError, MacroRenderer
-from sqlglot import exp
+from macro_renderer import CompilerError, MacroRenderer, output_names
 
 pytestmark = pytest.mark.fast
 
@@ -44,16 +42,10 @@ def evaluated_gaps(sql: str) -> list[str]:
     ]
 
 
-def projections(sql: str) -> list[str]:
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
-    inner = tree.find(exp.Subquery).this
-    return [projection.alias_or_name for projection in inner.expressions]
-
-
 @pytest.mark.parametrize("relation, gap, keys", list(itertools.product(RELATIONS, EXPRESSIONS, KEYS)), ids=repr)
 def test_gap_expressions_render_to_spark_sql_with_the_window_columns(renderer, relation, gap, keys):
     sql = renderer.call("session", relation, "ts", gap, keys)
-    names = projections(sql)
+    names = output_names(sql)
     assert names[0] == "*", "every input column comes first"
     assert names[-3:] == ["window_start", "window_end", "window_time"]
     assert not [name for name in names if name.startswith("__sw")], "no helper column escapes"
@@ -214,8 +206,7 @@ def test_window_aggregate_passes_a_gap_expression_to_session(renderer, gap, keys
     spec = {"type": "session", "gap": gap}
     assert renderer.call("_sw_window_spec", spec, "window_aggregate")["gap_us"] is None
     sql = renderer.call("window_aggregate", "events", "ts", spec, keys, aggregates)
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
-    names = [projection.alias_or_name for projection in tree.find(exp.Subquery).this.expressions]
+    names = output_names(sql)
     assert names == [*keys, "window_start", "window_end", "window_time", "clicks", "pages"]
     assert evaluated_gaps(sql) == [gap]
     assert "max(__sw_ts + __sw_gap_us)" in sql

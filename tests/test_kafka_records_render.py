@@ -6,9 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-import sqlglot
-from macro_renderer import CompilerError, MacroRenderer
-from sqlglot import exp
+from macro_renderer import CompilerError, MacroRenderer, output_names, parse
 
 pytestmark = pytest.mark.fast
 
@@ -19,11 +17,6 @@ SCHEMAS = {
     "note string": ["note"],
 }
 KAFKA = ["topic", "partition", "offset", "rowtime", "timestamp_type"]
-
-
-def projection(sql: str) -> list[str]:
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
-    return [p.alias_or_name for p in tree.find(exp.Subquery).this.expressions]
 
 
 @pytest.mark.parametrize(
@@ -39,7 +32,7 @@ def test_kafka_records_renders_spark_sql_with_the_record_columns(renderer, schem
     key_schema = "k string" if key_format == "JSON" else None
     sql = renderer.call("kafka_records", relation, schema, "json", key_format, key_schema, keep)
     key = [] if key_format == "none" else ["key"]
-    assert projection(sql) == [*key, *KAFKA, *(keep or []), *SCHEMAS[schema], "value_error"]
+    assert output_names(sql) == [*key, *KAFKA, *(keep or []), *SCHEMAS[schema], "value_error"]
 
 
 def test_the_schema_string_is_passed_to_from_json_with_the_corrupt_record_field(renderer):
@@ -109,22 +102,14 @@ def test_other_adapters_get_a_clear_error_from_the_default_branch():
     assert "spark_windows.kafka_records has no implementation for the 'postgres' adapter" in str(error.value)
 
 
-@pytest.fixture(scope="module")
-def tests_renderer():
-    from test_window_data_tests_render import DataTestRenderer
-
-    return DataTestRenderer()
-
-
 def render_test(renderer, **kwargs) -> str:
     """The generic test's SQL (dbt registers `{% test x %}` as the macro `test_x`)."""
     return renderer.call("test_malformed_values_at_most", "my_model", **kwargs)
 
 
-def test_malformed_values_at_most_counts_non_null_errors_against_the_limit(tests_renderer):
-    renderer = tests_renderer
+def test_malformed_values_at_most_counts_non_null_errors_against_the_limit(renderer):
     sql = render_test(renderer, max_count=2)
-    sqlglot.parse_one(sql, read="spark")
+    parse(sql)
     assert "where value_error is not null" in sql
     assert "where __sw_malformed_rows > __sw_max_count" in sql
     assert "2 as __sw_max_count" in sql
@@ -141,8 +126,7 @@ def test_malformed_values_at_most_counts_non_null_errors_against_the_limit(tests
     ],
     ids=repr,
 )
-def test_malformed_values_at_most_bad_arguments(tests_renderer, kwargs, message):
-    renderer = tests_renderer
+def test_malformed_values_at_most_bad_arguments(renderer, kwargs, message):
     with pytest.raises(CompilerError) as error:
         render_test(renderer, **kwargs)
     assert message in str(error.value)

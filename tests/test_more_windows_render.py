@@ -11,8 +11,7 @@ import itertools
 
 import pytest
 import reference_more_windows as ref
-import sqlglot
-from macro_renderer import CompilerError, MacroRenderer
+from macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
@@ -20,13 +19,6 @@ pytestmark = pytest.mark.fast
 RELATIONS = ["events", "`analytics`.`events`", "(select * from raw_events where k <> 'x')"]
 COUNT_COLUMNS = ["window_index", "window_first_row", "window_last_row"]
 TIME_COLUMNS = ["window_start", "window_end", "window_time"]
-
-
-def outer_projection(sql: str) -> list[str]:
-    """Names of the columns the macro's subquery returns, parsed as Spark SQL."""
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
-    inner = tree.find(exp.Subquery).this
-    return [projection.alias_or_name for projection in inner.expressions]
 
 
 def count_calls():
@@ -41,7 +33,7 @@ def count_calls():
 
 @pytest.mark.parametrize("call", list(count_calls()), ids=repr)
 def test_count_window_renders_spark_sql_with_the_count_columns(renderer, call):
-    names = outer_projection(renderer.call("count_window", *call))
+    names = output_names(renderer.call("count_window", *call))
     assert names[0] == "*", "every input column comes first"
     assert names[1:] == COUNT_COLUMNS
     assert not [name for name in names if name.startswith("__sw")]
@@ -66,7 +58,7 @@ def calendar_calls():
 
 @pytest.mark.parametrize("call", list(calendar_calls()), ids=repr)
 def test_calendar_window_renders_spark_sql_with_the_window_columns(renderer, call):
-    names = outer_projection(renderer.call("calendar_window", *call))
+    names = output_names(renderer.call("calendar_window", *call))
     assert names[0] == "*", "every input column comes first"
     assert names[1:] == [*TIME_COLUMNS, "window_date"]
     assert not [name for name in names if name.startswith("__sw")]
@@ -92,7 +84,7 @@ def test_sliding_count_windows_copy_rows_into_each_window(renderer):
 
 def test_count_window_orders_ascending_with_nulls_first_then_by_the_row_json(renderer):
     sql = renderer.call("count_window", "ev", ["ts", "id"], 3, partition_by=["k"])
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
+    tree = parse_relation(sql)
     (row_number,) = [w for w in tree.find_all(exp.Window) if isinstance(w.this, exp.RowNumber)]
     assert [p.sql(dialect="spark") for p in row_number.args["partition_by"]] == ["__sw_key_1"]
     order = row_number.args["order"].expressions
@@ -153,7 +145,7 @@ def test_calendar_window_moves_a_row_outside_its_local_dates_period(renderer, un
     # where the local date goes back across midnight, a row can lie before or after the period of
     # its local date: it then takes the period before, or the next one
     sql = renderer.call("calendar_window", "ev", "ts", unit, "America/St_Johns")
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
+    tree = parse_relation(sql)
     cases = {case.parent.alias: case for case in tree.find_all(exp.Case) if isinstance(case.parent, exp.Alias)}
     assert set(cases) == {"__sw_start_us", "__sw_end_us", "__sw_period"}
     conditions = [[branch.this.sql(dialect="spark") for branch in cases[name].args["ifs"]] for name in sorted(cases)]

@@ -9,7 +9,8 @@ import itertools
 
 import pytest
 import sqlglot
-from macro_renderer import PROJECT_DIR, CompilerError, MacroRenderer
+from macro_renderer import CompilerError, MacroRenderer, output_names, parse, parse_relation
+from project import PROJECT_DIR
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
@@ -17,15 +18,6 @@ pytestmark = pytest.mark.fast
 RELATIONS = ["windowed", "`analytics`.`item_units`", "(select * from raw_windows where k <> 'x')"]
 PARTITIONS = [None, [], ["k"], ["tenant", "user_id"], ("k",)]
 JSON_TIE = "TO_JSON(__sw_row, MAP('timeZone', 'UTC', 'ignoreNullFields', 'false'"
-
-
-def parse(sql: str) -> exp.Expression:
-    return sqlglot.parse_one(f"select * from {sql}", read="spark")
-
-
-def outer_projection(tree: exp.Expression) -> list[str]:
-    """Names of the columns the macro's subquery returns."""
-    return [projection.alias_or_name for projection in tree.find(exp.Subquery).this.expressions]
 
 
 def row_number_window(tree: exp.Expression) -> exp.Window:
@@ -58,8 +50,8 @@ def top_n_calls():
 @pytest.mark.parametrize("call", list(top_n_calls()), ids=repr)
 def test_window_top_n_renders_spark_sql_that_keeps_n_rows_per_window_and_partition(renderer, call):
     relation, partition_by, order_by, n = call
-    tree = parse(renderer.call("window_top_n", *call))
-    assert outer_projection(tree) == ["*", "rownum"], "every input column, then rownum"
+    tree = parse_relation(renderer.call("window_top_n", *call))
+    assert output_names(tree) == ["*", "rownum"], "every input column, then rownum"
     window = row_number_window(tree)
     assert [p.sql(dialect="spark") for p in window.args["partition_by"]] == [
         "window_start",
@@ -93,8 +85,8 @@ def test_window_top_n_numbers_the_whole_input_row_for_the_tie_break(renderer):
 
 def test_window_top_n_over_a_table_valued_macro(renderer):
     windowed = renderer.call("hop", "bids", "bid_ts", "5 minutes", "10 minutes")
-    tree = parse(renderer.call("window_top_n", windowed, ["supplier_id"], ["price desc"], 3))
-    assert outer_projection(tree) == ["*", "rownum"]
+    tree = parse_relation(renderer.call("window_top_n", windowed, ["supplier_id"], ["price desc"], 3))
+    assert output_names(tree) == ["*", "rownum"]
     assert "sequence(cast(0 as bigint), 1)" in tree.sql(dialect="spark").lower()
 
 
@@ -112,8 +104,8 @@ def dedup_calls():
 @pytest.mark.parametrize("call", list(dedup_calls()), ids=repr)
 def test_window_deduplicate_renders_spark_sql_that_keeps_one_row(renderer, call):
     relation, partition_by, order_by, (keep, direction) = call
-    tree = parse(renderer.call("window_deduplicate", relation, partition_by, order_by, keep))
-    assert outer_projection(tree) == ["*"], "every input column and nothing else"
+    tree = parse_relation(renderer.call("window_deduplicate", relation, partition_by, order_by, keep))
+    assert output_names(tree) == ["*"], "every input column and nothing else"
     window = row_number_window(tree)
     assert [p.sql(dialect="spark") for p in window.args["partition_by"]] == [
         "window_start",
@@ -312,7 +304,7 @@ PATTERN_MODELS = [
 def render_model(renderer: MacroRenderer, model: str) -> exp.Expression:
     """The model's SQL with ref('x') as x, parsed as Spark SQL (what dbt compiles, minus names)."""
     source = (EXAMPLES / f"{model}.sql").read_text()
-    return sqlglot.parse_one(renderer.env.from_string(source).render(ref=lambda name: name), read="spark")
+    return parse(renderer.render(source, ref=lambda name: name))
 
 
 @pytest.mark.parametrize("model", PATTERN_MODELS)

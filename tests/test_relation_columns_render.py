@@ -6,8 +6,7 @@ columns instead of colliding with them (Spark's AMBIGUOUS_REFERENCE)."""
 from __future__ import annotations
 
 import pytest
-import sqlglot
-from macro_renderer import CompilerError, MacroRenderer, Relation
+from macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
@@ -19,7 +18,7 @@ AGG = {"n": "count(*)"}
 
 
 def projection(sql: str) -> list[str]:
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
+    tree = parse_relation(sql)
     return [column.sql(dialect="spark") for column in tree.find(exp.Subquery).this.expressions]
 
 
@@ -47,7 +46,7 @@ def test_session_and_calendar_windows_of_windows_replace_them_inside_the_row_str
     calendar = renderer.call("calendar_window", daily, "window_start", "month", "Europe/Berlin")
     assert "struct(__sw_source.* except (window_date, window_start, window_end, window_time)) as __sw_row" in calendar
     for sql in (session, dynamic, calendar):
-        sqlglot.parse_one(f"select * from {sql}", read="spark")
+        parse_relation(sql)
 
 
 def test_only_the_window_columns_the_input_has_are_replaced(renderer):

@@ -5,8 +5,7 @@ SQL of every plan parsed with sqlglot."""
 from __future__ import annotations
 
 import pytest
-import sqlglot
-from macro_renderer import CompilerError
+from macro_renderer import CompilerError, output_names, parse_relation
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
@@ -23,17 +22,6 @@ def render(renderer, window=HOP, group_by=("k",), aggregates=None, relation="eve
     aggregates = {"n": "count(*)"} if aggregates is None else aggregates
     group_by = list(group_by) if isinstance(group_by, tuple) else group_by
     return renderer.call("window_aggregate", relation, "ts", window, group_by, aggregates)
-
-
-def parse(sql: str) -> exp.Expression:
-    return sqlglot.parse_one(f"select * from {sql}", read="spark")
-
-
-def output_names(sql: str) -> list[str]:
-    subquery = parse(sql).find(exp.Subquery).this
-    if isinstance(subquery, exp.Union):  # the sweep and its two-stacks branch: same columns
-        subquery = subquery.left
-    return [projection.alias_or_name for projection in subquery.expressions]
 
 
 def is_row_copy(sql: str) -> bool:
@@ -230,7 +218,7 @@ def test_several_distinct_counts_share_one_sweep_and_one_join(renderer, kind):
         "users_again": "count(DISTINCT u)",
     }
     rendered = render(renderer, SPECS[kind], ["tenant", "t.k"], aggregates)
-    tree = parse(rendered)
+    tree = parse_relation(rendered)
     assert len(list(tree.find_all(exp.Join))) == 1
     assert "coalesce(__sw_distinct.__sw_d1, 0) as users" in rendered
     assert "coalesce(__sw_distinct.__sw_d2, 0) as items" in rendered
@@ -267,7 +255,7 @@ def test_string_literals_reach_the_sql_as_written(renderer, kind, aggregate, lit
     rendered = render(renderer, SPECS[kind], aggregates={"x": aggregate})
     argument = aggregate[aggregate.index("(") + 1 : -1]
     assert argument in rendered, "the argument keeps its own text, whitespace and all"
-    tree = parse(rendered)
+    tree = parse_relation(rendered)
     if literal is not None:
         literals = {node.this for node in tree.find_all(exp.Literal) if node.is_string}
         assert literal in literals
@@ -282,7 +270,7 @@ def test_the_all_quantifier_is_dropped_from_sliced_arguments(renderer, kind, sql
     assert not is_row_copy(rendered)
     lowered = rendered.lower()
     assert "all v" not in lowered and "all(v)" not in lowered and "all\n v" not in lowered
-    parse(rendered)
+    parse_relation(rendered)
     if kind == "hop" and not sql.startswith(("count", "max")):
         assert "typeof(v)" in rendered or "typeof((v))" in rendered
 
@@ -338,7 +326,7 @@ PLANS = {
 def test_every_plan_renders_spark_sql_with_the_output_columns(renderer, plan, group_by, relation):
     window, aggregates, holds, lacks = PLANS[plan]
     rendered = render(renderer, window, group_by, aggregates, relation)
-    parse(rendered)  # raises on SQL sqlglot cannot read as Spark
+    parse_relation(rendered)  # raises on SQL sqlglot cannot read as Spark
     assert output_names(rendered) == [*group_by, *WINDOW_COLUMNS, *aggregates]
     assert holds in rendered
     assert lacks not in rendered
@@ -348,7 +336,7 @@ def test_the_hop_sweep_has_both_branches_when_a_sum_may_be_inexact(renderer):
     # sum(v) is exact for integers and decimals only: the sweep and the two-stacks branch, each
     # guarded by the same typeof() condition, one negated
     rendered = render(renderer, HOP, aggregates={"n": "count(*)", "total": "sum(v)"})
-    tree = parse(rendered)
+    tree = parse_relation(rendered)
     union = tree.find(exp.Union)
     assert union is not None
     assert "__sw_at" in union.left.sql(dialect="spark")
@@ -359,7 +347,7 @@ def test_the_hop_sweep_has_both_branches_when_a_sum_may_be_inexact(renderer):
 def sweep_orders(rendered: str) -> list[list[tuple[str, bool]]]:
     """The ORDER BY of every window function of the sweep, as [(column, descending)]."""
     orders = []
-    for window in parse(rendered).find_all(exp.Window):
+    for window in parse_relation(rendered).find_all(exp.Window):
         order = window.args.get("order")
         if order is None:
             continue

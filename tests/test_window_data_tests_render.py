@@ -1,26 +1,18 @@
 """Fast tests: render the window data tests with plain Jinja and check the SQL with sqlglot.
 
-tests/macro_renderer.py loads ``{% macro %}`` blocks only; a generic data test is a
-``{% test name(...) %}`` block, which dbt registers as the macro ``test_name``. The renderer
-below loads those blocks the same way, as macros named ``test_<name>``. Each is a dispatch shim
-over ``default__test_<name>``: the last tests check that a project can override any of them.
+A generic data test is a ``{% test name(...) %}`` block, which dbt registers as the macro
+``test_name``; the renderer loads it the same way. Each is a dispatch shim over
+``default__test_<name>``: the last tests check that a project can override any of them.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
-import sqlglot
-from macro_renderer import MACRO_DIR, CompilerError, MacroRenderer
+from macro_renderer import CompilerError, MacroRenderer, parse
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
 
-TEST_BLOCK = re.compile(
-    r"{%-?\s*test\s+(\w+)\s*(\(.*?){%-?\s*endtest\s*-?%}",
-    re.DOTALL,
-)
 DATA_TESTS = [
     "window_size_is",
     "windows_aligned",
@@ -30,31 +22,12 @@ DATA_TESTS = [
 ]
 
 
-class DataTestRenderer(MacroRenderer):
-    """A MacroRenderer that also loads the generic tests of macros/data_tests/ as `test_<name>`."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        for path in sorted((MACRO_DIR / "data_tests").glob("*.sql")):
-            for match in TEST_BLOCK.finditer(path.read_text()):
-                name, rest = match.groups()
-                self._add(f"test_{name}", f"{{% macro test_{name}{rest}{{% endmacro %}}")
+def render(renderer: MacroRenderer, name: str, *args, **kwargs) -> exp.Expression:
+    return parse(renderer.call(f"test_{name}", *args, **kwargs))
 
 
-@pytest.fixture(scope="module")
-def tests_renderer() -> DataTestRenderer:
-    return DataTestRenderer()
-
-
-def render(renderer: DataTestRenderer, name: str, *args, **kwargs) -> exp.Expression:
-    sql = renderer.call(f"test_{name}", *args, **kwargs)
-    statements = sqlglot.parse(sql, read="spark")
-    assert len(statements) == 1, sql
-    return statements[0]
-
-
-def test_every_data_test_block_is_loaded(tests_renderer):
-    loaded = {name.removeprefix("test_") for name in tests_renderer.macros if name.startswith("test_")}
+def test_every_data_test_block_is_loaded(renderer):
+    loaded = {name.removeprefix("test_") for name in renderer.macros if name.startswith("test_")}
     assert set(DATA_TESTS) | {"equals_expected"} <= loaded
 
 
@@ -71,8 +44,8 @@ def integer_literals(tree: exp.Expression) -> set[int]:
         ("250 milliseconds", 250_000),
     ],
 )
-def test_window_size_is_compares_the_length_in_microseconds(tests_renderer, size, micros):
-    tree = render(tests_renderer, "window_size_is", "`analytics`.`windows`", size)
+def test_window_size_is_compares_the_length_in_microseconds(renderer, size, micros):
+    tree = render(renderer, "window_size_is", "`analytics`.`windows`", size)
     assert micros in integer_literals(tree)
     assert "UNIX_MICROS(window_end) - UNIX_MICROS(window_start)" in tree.sql("spark")
     assert tree.find(exp.NEQ) is not None
@@ -88,16 +61,16 @@ def test_window_size_is_compares_the_length_in_microseconds(tests_renderer, size
         ("1 day", "0 seconds", 86_400_000_000, 0),
     ],
 )
-def test_windows_aligned_uses_pmod_with_the_reduced_offset(tests_renderer, slide, offset, slide_us, offset_us):
-    tree = render(tests_renderer, "windows_aligned", "windows", slide, offset)
+def test_windows_aligned_uses_pmod_with_the_reduced_offset(renderer, slide, offset, slide_us, offset_us):
+    tree = render(renderer, "windows_aligned", "windows", slide, offset)
     sql = tree.sql("spark").upper()
     assert "PMOD(" in sql
     assert f"- {offset_us}, {slide_us})" in sql
 
 
 @pytest.mark.parametrize("keys", [None, [], ["user_id"], ["tenant", "user_id"]])
-def test_sessions_do_not_overlap_partitions_by_the_keys(tests_renderer, keys):
-    tree = render(tests_renderer, "sessions_do_not_overlap", "sessions", keys)
+def test_sessions_do_not_overlap_partitions_by_the_keys(renderer, keys):
+    tree = render(renderer, "sessions_do_not_overlap", "sessions", keys)
     windows = list(tree.find_all(exp.Window))
     assert len(windows) == 2, "lag of window_start and of window_end"
     for window in windows:
@@ -107,8 +80,8 @@ def test_sessions_do_not_overlap_partitions_by_the_keys(tests_renderer, keys):
 
 
 @pytest.mark.parametrize("keys", [None, [], ["sensor_id"], ["tenant", "sensor_id"]])
-def test_windows_cover_source_joins_the_groups_null_safely(tests_renderer, keys):
-    tree = render(tests_renderer, "windows_cover_source", "windows", "`raw`.`readings`", "reading_ts", keys, "readings")
+def test_windows_cover_source_joins_the_groups_null_safely(renderer, keys):
+    tree = render(renderer, "windows_cover_source", "windows", "`raw`.`readings`", "reading_ts", keys, "readings")
     join = tree.find(exp.Join)
     assert join.args.get("side", "").upper() == "FULL"
     safe = list(join.find_all(exp.NullSafeEQ))
@@ -119,14 +92,14 @@ def test_windows_cover_source_joins_the_groups_null_safely(tests_renderer, keys)
     assert "SUM(readings)" in sql and "NOT reading_ts IS NULL" in sql
 
 
-def test_windows_cover_source_counts_cnt_by_default(tests_renderer):
-    tree = render(tests_renderer, "windows_cover_source", "windows", "events", "ts")
+def test_windows_cover_source_counts_cnt_by_default(renderer):
+    tree = render(renderer, "windows_cover_source", "windows", "events", "ts")
     assert "SUM(cnt)" in tree.sql("spark")
 
 
 @pytest.mark.parametrize("delay, micros", [("0 seconds", 0), ("5 minutes", 300_000_000), ("1 day", 86_400_000_000)])
-def test_window_is_closed_holds_window_end_to_the_latest_time_minus_the_delay(tests_renderer, delay, micros):
-    tree = render(tests_renderer, "window_is_closed", "windows", "events", "event_ts", delay)
+def test_window_is_closed_holds_window_end_to_the_latest_time_minus_the_delay(renderer, delay, micros):
+    tree = render(renderer, "window_is_closed", "windows", "events", "event_ts", delay)
     sql = tree.sql("spark")
     assert f"UNIX_MICROS(MAX(event_ts)) - {micros}" in sql
     assert tree.find(exp.GT) is not None, "a window ending exactly at the watermark passes"
@@ -171,15 +144,15 @@ BAD_CALLS = [
 
 
 @pytest.mark.parametrize("call, message", BAD_CALLS, ids=lambda v: repr(v))
-def test_bad_arguments_are_compile_errors_that_say_what_is_accepted(tests_renderer, call, message):
+def test_bad_arguments_are_compile_errors_that_say_what_is_accepted(renderer, call, message):
     name, *args = call
     with pytest.raises(CompilerError) as error:
-        tests_renderer.call(f"test_{name}", *args)
+        renderer.call(f"test_{name}", *args)
     assert message in str(error.value)
 
 
 @pytest.mark.parametrize("name", DATA_TESTS)
-def test_no_failing_row_column_can_collide_with_the_model(tests_renderer, name):
+def test_no_failing_row_column_can_collide_with_the_model(renderer, name):
     args = {
         "window_size_is": ("w", "1 minute"),
         "windows_aligned": ("w", "1 minute"),
@@ -187,7 +160,7 @@ def test_no_failing_row_column_can_collide_with_the_model(tests_renderer, name):
         "windows_cover_source": ("w", "src", "ts", ["k"], "n"),
         "window_is_closed": ("w", "src", "ts", "1 minute"),
     }[name]
-    tree = render(tests_renderer, name, *args)
+    tree = render(renderer, name, *args)
     added = {
         projection.alias
         for select in tree.find_all(exp.Select)
@@ -215,20 +188,20 @@ ECHO_EVERY_TEST = "\n".join(
 )
 
 
-def test_every_data_test_has_a_full_call_here(tests_renderer):
-    loaded = {name.removeprefix("test_") for name in tests_renderer.macros if name.startswith("test_")}
+def test_every_data_test_has_a_full_call_here(renderer):
+    loaded = {name.removeprefix("test_") for name in renderer.macros if name.startswith("test_")}
     assert loaded == set(FULL_CALLS)
 
 
 @pytest.mark.parametrize("name", FULL_CALLS)
-def test_each_data_test_renders_its_default_implementation(tests_renderer, name):
+def test_each_data_test_renders_its_default_implementation(renderer, name):
     args = FULL_CALLS[name]
-    assert tests_renderer.call(f"test_{name}", *args) == tests_renderer.call(f"default__test_{name}", *args)
+    assert renderer.call(f"test_{name}", *args) == renderer.call(f"default__test_{name}", *args)
 
 
 @pytest.mark.parametrize("name", FULL_CALLS)
 def test_a_project_first_in_the_search_order_overrides_each_data_test_with_every_argument(name):
-    overridden = DataTestRenderer(
+    overridden = MacroRenderer(
         packages={"my_project": ECHO_EVERY_TEST}, dispatch={"spark_windows": ["my_project", "spark_windows"]}
     )
     args = FULL_CALLS[name]
@@ -243,23 +216,19 @@ where abs(__sw_actual_size_us - __sw_expected_size_us) > 1000
 """
 
 
-def test_a_project_overrides_one_data_test_and_reuses_the_package_implementation(tests_renderer):
-    overridden = DataTestRenderer(
+def test_a_project_overrides_one_data_test_and_reuses_the_package_implementation(renderer):
+    overridden = MacroRenderer(
         packages={"my_project": WITH_TOLERANCE}, dispatch={"spark_windows": ["my_project", "spark_windows"]}
     )
     tree = render(overridden, "window_size_is", "w", "1 minute")
-    assert tree.find(exp.Subquery).this.sql("spark") == render(tests_renderer, "window_size_is", "w", "1 minute").sql(
-        "spark"
-    )
+    assert tree.find(exp.Subquery).this.sql("spark") == render(renderer, "window_size_is", "w", "1 minute").sql("spark")
     assert "ABS(__sw_actual_size_us - __sw_expected_size_us) > 1000" in tree.sql("spark")
     for name, args in FULL_CALLS.items():  # the others are the package's own
         if name == "window_size_is":
             continue
-        assert overridden.call(f"test_{name}", *args) == tests_renderer.call(f"test_{name}", *args)
+        assert overridden.call(f"test_{name}", *args) == renderer.call(f"test_{name}", *args)
 
 
-def test_a_project_macro_outside_the_search_order_changes_nothing(tests_renderer):
-    ignored = DataTestRenderer(packages={"my_project": WITH_TOLERANCE})
-    assert ignored.call("test_window_size_is", "w", "1 minute") == tests_renderer.call(
-        "test_window_size_is", "w", "1 minute"
-    )
+def test_a_project_macro_outside_the_search_order_changes_nothing(renderer):
+    ignored = MacroRenderer(packages={"my_project": WITH_TOLERANCE})
+    assert ignored.call("test_window_size_is", "w", "1 minute") == renderer.call("test_window_size_is", "w", "1 minute")

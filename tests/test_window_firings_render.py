@@ -10,9 +10,7 @@ import itertools
 
 import pytest
 import reference_firings as model
-import sqlglot
-from macro_renderer import CompilerError, MacroRenderer
-from sqlglot import exp
+from macro_renderer import CompilerError, MacroRenderer, output_names
 
 pytestmark = pytest.mark.fast
 
@@ -43,12 +41,6 @@ EVICTORS = [
 RELATIONS = ["events", "`analytics`.`events`", "(select * from raw_events where k <> 'x')"]
 
 
-def outer_projection(sql: str) -> list[str]:
-    tree = sqlglot.parse_one(f"select * from {sql}", read="spark")
-    inner = tree.find(exp.Subquery).this
-    return [projection.alias_or_name for projection in inner.expressions]
-
-
 def calls():
     """Every window, trigger and evictor together; purge and the group columns take turns."""
     combinations = itertools.product(WINDOWS, TRIGGERS, EVICTORS)
@@ -63,7 +55,7 @@ def test_window_firings_renders_spark_sql_with_the_firing_columns(renderer, call
     window, trigger, purge, evictor, group_by = call
     for relation in RELATIONS:
         sql = renderer.call("window_firings", relation, "ts", window, group_by, AGGREGATES, trigger, purge, evictor)
-        names = outer_projection(sql)
+        names = output_names(sql)
         window_columns = [] if window["type"] == "global" else ["window_start", "window_end"]
         assert names == [*group_by, *window_columns, "firing", "fired_at", "is_final", *AGGREGATES]
 
