@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyspark.errors import AnalysisException
 from reference_dynamic_gaps import session_dynamic
-from test_properties import aggregated, expected
+
+from tests.functional.test_properties import aggregated, expected
 
 pytestmark = pytest.mark.slow
 

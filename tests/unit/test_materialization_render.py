@@ -1,5 +1,5 @@
 """Fast tests: the windowed_incremental materialization's own body, rendered with plain Jinja and
-a stubbed dbt context (tests/test_incremental_render.py checks the building blocks it calls).
+a stubbed dbt context (tests/unit/test_incremental_render.py checks the building blocks it calls).
 
 A model's config is checked first: a bad one is refused with every problem in one message
 before any hook, query or statement runs.

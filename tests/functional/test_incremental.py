@@ -22,7 +22,8 @@ import pytest
 from dbt_harness import PROJECT_DIR, run_dbt
 from incremental_driver import MODELS, read_tables
 from reference_incremental import MINUTE, Model, Row, count_rows, max_of_values, sum_of_values
-from test_incremental_sessions import (
+
+from tests.functional.test_incremental_sessions import (
     assert_changelog_replays_to_the_table,
     assert_session_tables_match,
     click_arrivals,
@@ -161,7 +162,7 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(warehouse):
 
 # --- crash safety: kill the dbt process at random points of a run, re-run, compare ---------
 
-DRIVER = Path(__file__).with_name("incremental_driver.py")
+DRIVER = PROJECT_DIR / "tests" / "support" / "incremental_driver.py"
 
 
 def _driver(state_dir: Path, *args: str) -> subprocess.Popen:

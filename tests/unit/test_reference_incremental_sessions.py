@@ -1,4 +1,4 @@
-"""Fast tests of tests/reference_incremental_sessions.py: hand-computed cases, and the example
+"""Fast tests of tests/support/reference_incremental_sessions.py: hand-computed cases, and the example
 scenario (seeds/examples/click_arrivals.csv at the cut-offs of test_incremental_sessions.py) holds
 every case the slow replay test is meant to cover, each in the run it was designed for."""
 
@@ -13,7 +13,8 @@ from reference_incremental_sessions import (
     replay,
     sessions_of,
 )
-from test_incremental_sessions import CUTS, click_arrivals, reference_model, us
+
+from tests.functional.test_incremental_sessions import CUTS, click_arrivals, reference_model, us
 
 pytestmark = pytest.mark.fast
 

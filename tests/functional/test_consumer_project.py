@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from compare import assert_same_rows
@@ -22,7 +21,7 @@ from project import PROJECT_DIR
 
 CONSUMER = PROJECT_DIR / "integration_tests" / "consumer"
 PROFILE = CONSUMER / "profiles.yml"
-DRIVER = Path(__file__).with_name("consumer_driver.py")
+DRIVER = PROJECT_DIR / "tests" / "support" / "consumer_driver.py"
 COLUMNS = ["sensor_id", "window_start", "window_end", "vehicles"]
 # s1: 08:00:05 (3), 08:00:35 (4), 08:01:10 (2); s2: 07:59:50 (2), 08:01:00 (6); one row has no time
 TUMBLING = [

@@ -1,7 +1,7 @@
 """Builds integration_tests/consumer in a process of its own, as an analyst would, and writes
-what tests/test_consumer_project.py checks as JSON.
+what tests/functional/test_consumer_project.py checks as JSON.
 
-    python tests/consumer_driver.py --work-dir DIR --out FILE
+    python tests/support/consumer_driver.py --work-dir DIR --out FILE
 
 The caller sets HOME (the consumer's profile keeps its Spark state under $HOME/.spark_state)
 and DBT_PROFILES_DIR (the folder of the consumer's profiles.yml). Steps, in one Spark JVM:
