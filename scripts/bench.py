@@ -41,7 +41,7 @@ import time
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PROJECT_DIR / "tests"))
+sys.path.insert(0, str(PROJECT_DIR / "tests" / "support"))
 
 from macro_renderer import MacroRenderer  # noqa: E402
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PROJECT_DIR / "tests"))
+sys.path.insert(0, str(PROJECT_DIR / "tests" / "support"))
 
 from dbt_harness import SessionWarehouse, run_dbt  # noqa: E402
 

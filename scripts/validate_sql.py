@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     compiled_dir = PROJECT_DIR / "target" / "compiled"
     if not args.no_compile:
         shutil.rmtree(compiled_dir, ignore_errors=True)  # no stale files of deleted models
-        sys.path.insert(0, str(PROJECT_DIR / "tests"))
+        sys.path.insert(0, str(PROJECT_DIR / "tests" / "support"))
         from dbt_harness import configure_environment, run_dbt
 
         target = args.target or "local"

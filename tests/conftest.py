@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from dbt_harness import PROJECT_DIR, Warehouse, configure_environment, open_warehouse, run_dbt  # noqa: E402
-from macro_renderer import MacroRenderer  # noqa: E402
+from dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
+from macro_renderer import MacroRenderer
+from project import PROJECT_DIR
 
 
 def pytest_addoption(parser):

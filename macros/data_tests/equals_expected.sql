@@ -1,6 +1,11 @@
 {#- Passes when the model holds exactly the rows of `expected` (a seed or model with the same
     columns in the same order), duplicates included. Failing rows say which side has them. -#}
 {% test equals_expected(model, expected) %}
+    {{ return(adapter.dispatch('test_equals_expected', 'spark_windows')(model, expected)) }}
+{% endtest %}
+
+
+{% macro default__test_equals_expected(model, expected) %}
 
 with
 
@@ -26,4 +31,4 @@ select * from missing
 union all
 select * from unexpected
 
-{% endtest %}
+{% endmacro %}

@@ -3,6 +3,11 @@
     test says when there are more of them than a topic is allowed. The failing row gives the
     count, the limit and one example error. -#}
 {% test malformed_values_at_most(model, column='value_error', max_count=0) %}
+    {{ return(adapter.dispatch('test_malformed_values_at_most', 'spark_windows')(model, column, max_count)) }}
+{% endtest %}
+
+
+{% macro default__test_malformed_values_at_most(model, column, max_count) %}
 {%- do spark_windows._sw_require_column(column, 'malformed_values_at_most', 'column') -%}
 {%- if max_count is boolean or max_count is not integer or max_count < 0 -%}
     {{ exceptions.raise_compiler_error(
@@ -29,4 +34,4 @@ counted as (
 select * from counted
 where __sw_malformed_rows > __sw_max_count
 
-{% endtest %}
+{% endmacro %}

@@ -5,6 +5,11 @@
     Checking each session against the one before it in start order is enough: if any two
     overlap, some such neighbouring pair does. Rows with a NULL window_start are not checked. -#}
 {% test sessions_do_not_overlap(model, partition_by=none) %}
+    {{ return(adapter.dispatch('test_sessions_do_not_overlap', 'spark_windows')(model, partition_by)) }}
+{% endtest %}
+
+
+{% macro default__test_sessions_do_not_overlap(model, partition_by) %}
 {%- set keys = spark_windows._sw_column_list(partition_by, 'sessions_do_not_overlap', 'partition_by') -%}
 {%- set partition_clause = ('partition by ' ~ keys | join(', ') ~ ' ') if keys else '' -%}
 
@@ -30,4 +35,4 @@ overlapping as (
 
 select * from overlapping
 
-{% endtest %}
+{% endmacro %}

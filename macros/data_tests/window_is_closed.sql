@@ -3,6 +3,11 @@
     must show only windows no later row can change. Failing rows are the windows that end too
     late, with the watermark they were held to. An empty source (no time) checks nothing. -#}
 {% test window_is_closed(model, source, time_col, delay) %}
+    {{ return(adapter.dispatch('test_window_is_closed', 'spark_windows')(model, source, time_col, delay)) }}
+{% endtest %}
+
+
+{% macro default__test_window_is_closed(model, source, time_col, delay) %}
 {%- if source is none or (source is string and source.strip() == '') -%}
     {{ exceptions.raise_compiler_error(
         "window_is_closed: source is empty; pass the rows the windows were computed from, such as ref('sensor_readings')") }}
@@ -32,4 +37,4 @@ open_windows as (
 
 select * from open_windows
 
-{% endtest %}
+{% endmacro %}

@@ -2,6 +2,11 @@
     microseconds, equals the duration. Failing rows are the windows of another length, with
     their actual and expected lengths. Rows with a NULL bound are not checked (not_null is). -#}
 {% test window_size_is(model, size) %}
+    {{ return(adapter.dispatch('test_window_size_is', 'spark_windows')(model, size)) }}
+{% endtest %}
+
+
+{% macro default__test_window_size_is(model, size) %}
 {%- set size_us = spark_windows._sw_duration_us(size, 'window_size_is', 'size') -%}
 
 with
@@ -25,4 +30,4 @@ wrong_size as (
 
 select * from wrong_size
 
-{% endtest %}
+{% endmacro %}

@@ -3,6 +3,11 @@
     pmod(unix_micros(window_start) - offset, slide) = 0. Failing rows are the windows off the
     grid, with their distance past the last grid point. NULL starts are not checked. -#}
 {% test windows_aligned(model, slide, offset=none) %}
+    {{ return(adapter.dispatch('test_windows_aligned', 'spark_windows')(model, slide, offset)) }}
+{% endtest %}
+
+
+{% macro default__test_windows_aligned(model, slide, offset) %}
 {%- set slide_us = spark_windows._sw_duration_us(slide, 'windows_aligned', 'slide') -%}
 {%- set offset_us = spark_windows._sw_offset_us(offset, slide_us, 'windows_aligned') -%}
 
@@ -26,4 +31,4 @@ off_grid as (
 
 select * from off_grid
 
-{% endtest %}
+{% endmacro %}

@@ -6,6 +6,11 @@
     windowed_incremental model kept aside: true for `<model>__late`, or a relation), each late row counts once too, so
     nothing may be lost: rows with a time = rows in windows + late rows. -#}
 {% test windows_cover_source(model, source, time_col, group_by=none, count_column='cnt', late=none) %}
+    {{ return(adapter.dispatch('test_windows_cover_source', 'spark_windows')(model, source, time_col, group_by, count_column, late)) }}
+{% endtest %}
+
+
+{% macro default__test_windows_cover_source(model, source, time_col, group_by, count_column, late) %}
 {%- if source is none or (source is string and source.strip() == '') -%}
     {{ exceptions.raise_compiler_error(
         "windows_cover_source: source is empty; pass the rows the windows were computed from, such as ref('sensor_readings')") }}
@@ -89,4 +94,4 @@ miscounted as (
 
 select * from miscounted
 
-{% endtest %}
+{% endmacro %}

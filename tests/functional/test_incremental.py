@@ -1,0 +1,284 @@
+"""Slow tests of the windowed_incremental materialization against tests/reference_incremental.py.
+
+The example models (models/incremental/) read `raw_sensor_readings`, a view of the readings that
+arrived by the var `arrived_until`. Replaying the arrivals run by run is a stream of micro-batches:
+out of order, with rows beyond the allowed lateness, and a run with nothing new.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from dbt_harness import PROJECT_DIR, run_dbt
+from incremental_driver import MODELS, read_tables
+from reference_incremental import MINUTE, Model, Row, count_rows, max_of_values, replay, sum_of_values
+
+from tests.functional.test_incremental_sessions import (
+    assert_changelog_replays_to_the_table,
+    assert_session_tables_match,
+    click_arrivals,
+    expected_session_tables,
+    reference_session_models,
+)
+
+pytestmark = pytest.mark.slow
+
+SCHEMA = os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows")
+ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "sensor_readings_arrivals.csv"
+# ingestion cut-offs of the scheduled runs: 14 batches, one repeated cut (nothing new), then all
+CUTS = [f"2024-05-01 08:{minute:02d}:00" for minute in (4, 6, 8, 12, 16, 20, 20, 24, 28, 32, 36, 40, 44, 48)]
+CUTS.append("2024-05-01 09:00:00")
+# the models of MODELS that keep a changelog (emit='changelog')
+WITH_CHANGELOG = ["sensor_vehicles_incremental_tumbling", "sensor_vehicles_incremental_on_watermark"]
+
+
+def _us(text: str) -> int | None:
+    if not text:
+        return None
+    moment = datetime.datetime.fromisoformat(text).replace(tzinfo=datetime.timezone.utc)
+    return int(moment.timestamp()) * 1_000_000 + moment.microsecond
+
+
+def arrivals() -> list[Row]:
+    with ARRIVALS.open() as handle:
+        return [
+            Row(
+                key=row["sensor_id"],
+                ts=_us(row["reading_ts"]),
+                value=int(row["car_count"]) if row["car_count"] else None,
+                ingested=_us(row["ingested_at"]),
+            )
+            for row in csv.DictReader(handle)
+        ]
+
+
+def reference_models() -> dict[str, Model]:
+    """The configs of models/incremental/*.sql, in the reference model's terms."""
+    return {
+        "sensor_vehicles_incremental_tumbling": Model(
+            "tumble", MINUTE, MINUTE, 5 * MINUTE, 10 * MINUTE, {"vehicles": sum_of_values, "readings": count_rows}
+        ),
+        "sensor_vehicles_incremental_hopping": Model(
+            "hop",
+            5 * MINUTE,
+            MINUTE,
+            5 * MINUTE,
+            2 * MINUTE,
+            {"vehicles": sum_of_values, "readings": count_rows, "busiest": max_of_values},
+        ),
+        "sensor_vehicles_incremental_on_watermark": Model(
+            "hop",
+            5 * MINUTE,
+            MINUTE,
+            5 * MINUTE,
+            2 * MINUTE,
+            {"vehicles": sum_of_values, "readings": count_rows},
+            emit_policy="on_watermark",
+        ),
+    }
+
+
+def expected_tables(models: dict[str, Model]) -> dict:
+    """The reference models' tables in the shape of incremental_driver.read_tables: the windows
+    the model shows (on_watermark: those the watermark passed), the late rows, the changelog."""
+    tables = {"pending": []}
+    for name, model in models.items():
+        columns = MODELS[name]
+        windows = [
+            [key, start, end, *(image.values[column] for column in columns)]
+            + [image.is_final, image.revision, image.timing]
+            for (key, start, end), image in model.shown().items()
+        ]
+        late = [
+            [row.key, row.ts, row.value, row.ingested, [list(window) for window in missed], watermark, batch]
+            for row, missed, watermark, batch in model.late
+        ]
+        tables[f"{name}:windows"] = sorted(windows, key=json.dumps)
+        tables[f"{name}:late"] = sorted(late, key=json.dumps)
+        if name in WITH_CHANGELOG:
+            changelog = [
+                [row.batch_id, row.op, row.key, row.start, row.end, *(row.values[column] for column in columns)]
+                + [row.is_final, row.revision, row.timing]
+                for row in model.changelog
+            ]
+            tables[f"{name}:changelog"] = sorted(changelog, key=json.dumps)
+    return tables
+
+
+def assert_window_changelogs_replay_to_the_tables(actual: dict, where: str) -> None:
+    """Deleting -U and inserting +U / +I by (sensor_id, window_start, window_end), batch by batch,
+    rebuilds each model's table, revision and timing included (is_final left out: a window that
+    turns final without being emitted is not logged)."""
+    for name in WITH_CHANGELOG:
+        width = len(MODELS[name])
+        changelog = [row[: 5 + width] + row[6 + width :] for row in actual[f"{name}:changelog"]]
+        try:
+            rebuilt = replay(changelog)
+        except AssertionError as error:
+            raise AssertionError(f"{where}: the changelog of {name} does not replay: {error}") from error
+        table = {tuple(row[:3]): tuple(row[3 : 3 + width] + row[4 + width :]) for row in actual[f"{name}:windows"]}
+        assert len(table) == len(actual[f"{name}:windows"]), f"{where}: {name} holds a window twice"
+        assert rebuilt == table, (
+            f"{where}: replaying the changelog of {name} gives another table\n"
+            f"  only in the replay: {sorted(set(rebuilt.items()) - set(table.items()), key=str)[:5]}\n"
+            f"  only in the table: {sorted(set(table.items()) - set(rebuilt.items()), key=str)[:5]}"
+        )
+
+
+def assert_tables_match(actual: dict, expected: dict, where: str) -> None:
+    for name, rows in expected.items():
+        assert name in actual, f"{where}: table {name} is missing"
+        missing = [row for row in rows if row not in actual[name]]
+        extra = [row for row in actual[name] if row not in rows]
+        assert not missing and not extra, (
+            f"{where}: {name} differs from the reference model\n"
+            f"  expected but missing ({len(missing)}): {missing[:5]}\n  unexpected ({len(extra)}): {extra[:5]}"
+        )
+
+
+def assert_state_matches(actual: dict, models: dict[str, Model], where: str) -> None:
+    for name, model in models.items():
+        state = actual[f"{name}:state"]
+        assert sorted(row[0] for row in state) == list(range(1, model.batch_id + 1)), f"{where}: {name} commits"
+        last = max(state, key=lambda row: row[0])
+        assert last[1:4] == [model.processed_until, model.max_event, model.watermark], f"{where}: {name} state"
+
+
+def run_arrived(until: str, full_refresh: bool = False) -> None:
+    command = ["run", "--select", "raw_sensor_readings+", "--vars", json.dumps({"arrived_until": until})]
+    run_dbt(command + (["--full-refresh"] if full_refresh else []))
+
+
+def test_replay_of_out_of_order_batches_matches_the_reference_model(warehouse):
+    source = arrivals()
+    models = reference_models()
+    assert len({cut for cut in CUTS}) >= 10
+    read = lambda: read_tables(warehouse.rows, SCHEMA)  # noqa: E731
+    late_total = 0
+    for index, cut in enumerate(CUTS):
+        before = read()
+        run_arrived(cut, full_refresh=index == 0)
+        for model in models.values():
+            model.run(source, _us(cut))
+        after = read()
+        where = f"after the run with rows arrived by {cut} (run {index + 1})"
+        if index > 0 and cut == CUTS[index - 1]:
+            assert after == before, f"{where}: a run with no new rows changed a table"
+        assert_tables_match(after, expected_tables(models), where)
+        assert_state_matches(after, models, where)
+        assert_window_changelogs_replay_to_the_tables(after, where)
+        late_total = sum(len(model.late) for model in models.values())
+    # the stream must exercise what the test is about
+    assert late_total >= 3, "the arrivals should hold rows beyond the allowed lateness"
+    finals = [row[-3] for row in after["sensor_vehicles_incremental_tumbling:windows"]]
+    assert any(finals) and not all(finals)
+    updates = [row for row in after["sensor_vehicles_incremental_tumbling:changelog"] if row[1] == "+U"]
+    assert updates, "some windows should have been revised by late rows"
+    # on_watermark shows only the windows the watermark passed, each emitted at least once
+    shown = after["sensor_vehicles_incremental_on_watermark:windows"]
+    watermark = models["sensor_vehicles_incremental_on_watermark"].watermark
+    assert shown and all(row[2] <= watermark and row[-2] >= 1 for row in shown)
+    assert len(shown) < len(models["sensor_vehicles_incremental_on_watermark"].table)
+
+    # --full-refresh: every window from all rows, late ones included; no late rows left
+    run_arrived(CUTS[-1], full_refresh=True)
+    fresh = reference_models()
+    for model in fresh.values():
+        model.run(source, _us(CUTS[-1]))
+    refreshed = read()
+    assert_tables_match(refreshed, expected_tables(fresh), "after --full-refresh")
+    assert_window_changelogs_replay_to_the_tables(refreshed, "after --full-refresh")
+    assert all(not refreshed[f"{name}:late"] for name in MODELS)
+
+
+# --- crash safety: kill the dbt process at random points of a run, re-run, compare ---------
+
+DRIVER = PROJECT_DIR / "tests" / "support" / "incremental_driver.py"
+
+
+def _driver(state_dir: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, str(DRIVER), "--state-dir", str(state_dir), *args],
+        cwd=PROJECT_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def _finish(process: subprocess.Popen) -> str:
+    output, _ = process.communicate(timeout=900)
+    assert process.returncode == 0, output[-4000:]
+    return output
+
+
+def _run_and_kill(state_dir: Path, cut: str, delay: float) -> str:
+    """Starts the run of `cut`, kills the whole process group `delay` s after the run starts."""
+    process = _driver(state_dir, "--until", cut)
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith(f"START {cut}"):
+            break
+    time.sleep(delay)
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=60)
+    return "".join(lines)
+
+
+def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_path):
+    """Kill -9 in the middle of runs (random points), re-run, go on; compare with the reference.
+    Each run updates the tumbling, hopping and session models of both emit policies (the driver
+    runs them together)."""
+    if os.environ.get("SPARK_WINDOWS_TARGET", "local") != "local":
+        pytest.skip("kills an embedded Spark; runs on the local target")
+    seed = int(os.environ.get("SPARK_WINDOWS_CRASH_SEED", random.randrange(1_000_000)))
+    rng = random.Random(seed)
+    state_dir = tmp_path / "state"
+    source = arrivals()
+    models = reference_models()
+    clicks = click_arrivals()
+    sessions = reference_session_models()
+
+    def run_references(cut: str) -> None:
+        for model in models.values():
+            model.run(source, _us(cut))
+        for session_model in sessions.values():
+            session_model.run(clicks, _us(cut))
+
+    warmup = _finish(_driver(state_dir, "--seed", "--full-refresh", "--until", *CUTS[:4]))
+    durations = [float(line.split()[-1]) for line in warmup.splitlines() if line.startswith("DONE")]
+    for cut in CUTS[:4]:
+        run_references(cut)
+    longest = max(durations[1:])
+
+    for cut in CUTS[4:8]:
+        delay = rng.uniform(0.5, longest)
+        _run_and_kill(state_dir, cut, delay)
+        _finish(_driver(state_dir, "--until", cut))  # the scheduler runs it again
+        run_references(cut)
+
+    dump = tmp_path / "tables.json"
+    _finish(_driver(state_dir, "--until", *CUTS[8:], "--dump", str(dump)))
+    for cut in CUTS[8:]:
+        run_references(cut)
+    actual = json.loads(dump.read_text())
+    where = f"after runs killed at random points (SPARK_WINDOWS_CRASH_SEED={seed})"
+    assert_tables_match(actual, expected_tables(models), where)
+    assert_state_matches(actual, models, where)
+    assert_window_changelogs_replay_to_the_tables(actual, where)
+    for name, session_model in sessions.items():
+        assert_session_tables_match(actual, expected_session_tables(session_model, name), where)
+        assert_changelog_replays_to_the_table(actual, where, name)

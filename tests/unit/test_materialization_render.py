@@ -1,0 +1,88 @@
+"""Fast tests: the windowed_incremental materialization's own body, rendered with plain Jinja and
+a stubbed dbt context (tests/unit/test_incremental_render.py checks the building blocks it calls).
+
+A model's config is checked first: a bad one is refused with every problem in one message
+before any hook, query or statement runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+from macro_renderer import CompilerError
+
+pytestmark = pytest.mark.fast
+
+GOOD = {
+    "time_col": "reading_ts",
+    "ingestion_time_col": "ingested_at",
+    "window": {"type": "tumble", "size": "1 minute"},
+    "group_by": ["sensor_id"],
+    "aggregates": {"vehicles": "sum(car_count)"},
+    "watermark_delay": "5 minutes",
+}
+
+
+class Config:
+    """dbt's `config` as the materialization reads it."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+
+def dbt_context(values: dict, calls: list[str]) -> dict:
+    """What dbt gives a materialization; each function and `this` only records that it was used."""
+
+    def recorder(name):
+        def record(*args, **kwargs):
+            calls.append(name)
+
+        return record
+
+    names = ["run_query", "statement", "run_hooks", "should_full_refresh", "apply_grants", "persist_docs"]
+    context = {name: recorder(name) for name in names}
+    this = type("Relation", (), {"incorporate": recorder("this.incorporate"), "identifier": "sensor_vehicles"})()
+    return {**context, "config": Config(values), "this": this, "sql": "select 1", "pre_hooks": [], "post_hooks": []}
+
+
+@pytest.mark.parametrize(
+    "changes, problems",
+    [
+        (
+            {"time_col": None, "watermark_delay": None},
+            [
+                "windowed_incremental: time_col (None) must be a column name",
+                "windowed_incremental: watermark_delay is missing",
+            ],
+        ),
+        ({"file_format": "delta"}, ["windowed_incremental: file_format ('delta') is not supported"]),
+        (
+            {"window": {"type": "hop", "slide": "7 minutes", "size": "1 hour"}, "emit": "upserts"},
+            [
+                "windowed_incremental (hop window): size ('1 hour') must be a whole multiple of slide ('7 minutes')",
+                "windowed_incremental: emit ('upserts') must be 'changelog' or left out",
+            ],
+        ),
+    ],
+    ids=repr,
+)
+def test_a_bad_config_is_refused_with_every_problem_before_anything_runs(renderer, changes, problems):
+    values = {key: value for key, value in {**GOOD, **changes}.items() if value is not None}
+    calls = []
+    with pytest.raises(CompilerError) as error:
+        renderer.materialization("windowed_incremental", **dbt_context(values, calls))
+    heading, *reported = str(error.value).split("\n- ")
+    count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+    assert heading == f"windowed_incremental: {count} in the model's config; nothing was run:"
+    assert len(reported) == len(problems)
+    for problem, start in zip(reported, problems):
+        assert problem.startswith(start), (problem, start)
+    assert calls == [], "nothing may run before the config is checked"
+
+
+def test_the_materialization_is_registered_for_spark_only(renderer):
+    assert [name for name in renderer.materializations if "windowed_incremental" in name] == [
+        "materialization_windowed_incremental_spark"
+    ]
