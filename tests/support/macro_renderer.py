@@ -35,7 +35,7 @@ class Block:
     kind: str  # "macro", "test" or "materialization"
     name: str  # as the source declares it
     registered: str  # as dbt registers it: `x`, `test_x`, `materialization_x_spark`
-    parameters: str  # the text between the parentheses, as written (none for a materialization)
+    parameters: str  # the text between the parentheses, as written ("" for a materialization)
     body: str  # the text between the opening and the closing tag
     source: str  # the block as a macro dbt would compile
     path: Path | None  # none for text that is no file of the project
