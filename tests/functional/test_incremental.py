@@ -1,4 +1,4 @@
-"""Slow tests of the windowed_incremental materialization against tests/reference_incremental.py.
+"""Slow tests of the windowed_incremental materialization against tests/support/reference_incremental.py.
 
 The example models (models/incremental/) read `raw_sensor_readings`, a view of the readings that
 arrived by the var `arrived_until`. Replaying the arrivals run by run is a stream of micro-batches:

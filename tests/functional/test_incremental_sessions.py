@@ -1,4 +1,4 @@
-"""Slow tests of windowed_incremental with session windows against tests/reference_incremental_sessions.py.
+"""Slow tests of windowed_incremental with session windows against tests/support/reference_incremental_sessions.py.
 
 The example models models/incremental/user_sessions_incremental.sql (emit_policy every_run) and
 user_sessions_incremental_on_watermark.sql (on_watermark) read `raw_clicks`, a view of the

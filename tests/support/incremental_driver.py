@@ -1,6 +1,6 @@
 """Replays the sensor and click arrivals through the incremental example models in one process.
 
-    python tests/incremental_driver.py --state-dir DIR [--seed] [--full-refresh]
+    python tests/support/incremental_driver.py --state-dir DIR [--seed] [--full-refresh]
         [--until T ...] [--dump FILE]
 
 Runs `dbt seed` (with --seed), then for each T `dbt run --select raw_sensor_readings+ raw_clicks+`

@@ -1,5 +1,5 @@
 """Fast tests of the emit policy and the firing metadata (revision, timing) of the reference models
-(tests/reference_incremental.py, tests/reference_incremental_sessions.py): hand-computed cases for
+(tests/support/reference_incremental.py, tests/support/reference_incremental_sessions.py): hand-computed cases for
 tumble, hop and session windows under 'every_run' and 'on_watermark', then random streams
 checked against the invariants the rules imply."""
 
