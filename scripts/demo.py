@@ -1,4 +1,5 @@
-"""`dbt build` of the examples, then a few of their windows, in one process (one JVM).
+"""`dbt build` of the examples (also the windowed_incremental ones, one first run each), then a
+few of their windows, in one process (one JVM).
 
 Each model is printed whole and sorted by window, then key, with timestamps to the
 microsecond, as Spark holds them (in UTC).
@@ -56,7 +57,16 @@ def show(warehouse: SessionWarehouse, model: str, title: str, order_by: list[str
 def main() -> int:
     # the embedded Spark, whatever SPARK_WINDOWS_TARGET says
     run_dbt(
-        ["build", "--target", "local", "--select", "path:seeds/examples", "path:seeds/expected", "path:models/examples"]
+        [
+            "build",
+            "--target",
+            "local",
+            "--select",
+            "path:seeds/examples",
+            "path:seeds/expected",
+            "path:models/examples",
+            "path:models/incremental",
+        ]
     )
     warehouse = SessionWarehouse(SCHEMA)
     for model, (title, order_by) in SHOWN.items():
