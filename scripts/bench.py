@@ -66,6 +66,8 @@ RATIOS = [
     ("wa_hop_1h_1m_distinct", "wa_tumble_1m_distinct"),
     ("wa_cumulate_1h_1m_distinct", "wa_tumble_1m_distinct"),
     ("tvf_hop_1h_1m_distinct_group_by", "wa_tumble_1m_distinct"),
+    ("wa_hop_1h_1m_hll", "wa_tumble_1m_hll"),
+    ("wa_cumulate_1h_1m_hll", "wa_tumble_1m_hll"),
     ("wa_hop_1h_1m_approx_distinct", "wa_tumble_1m_approx_distinct"),
     ("wa_hop_1h_1m_percentile", "wa_tumble_1m_percentile"),
     ("wa_session_10m", "native_session_window_10m"),
@@ -104,7 +106,10 @@ def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
             "sql": f"select k, window_start, window_end, count(distinct u) as users "
             f"from {tvf_hop} group by k, window_start, window_end"
         },
-        # the row-copy plan today: approximate distinct counts and quantiles
+        "wa_tumble_1m_hll": wa_case(TUMBLE, {"users": "hll_sketch_estimate(hll_sketch_agg(u))"}),
+        "wa_hop_1h_1m_hll": wa_case(HOP, {"users": "hll_sketch_estimate(hll_sketch_agg(u))"}),
+        "wa_cumulate_1h_1m_hll": wa_case(CUMULATE, {"users": "hll_sketch_estimate(hll_sketch_agg(u))"}),
+        # the row-copy plan: approx_count_distinct (HLL++) and quantiles
         "wa_tumble_1m_approx_distinct": wa_case(TUMBLE, {"users": "approx_count_distinct(u)"}),
         "wa_hop_1h_1m_approx_distinct": wa_case(HOP, {"users": "approx_count_distinct(u)"}),
         "wa_tumble_1m_percentile": wa_case(TUMBLE, {"median_v": "percentile_approx(v, 0.5)"}),

@@ -6,9 +6,12 @@
       kind      count_star | count | sum | min | max | avg  (mergeable from slices)
                 count_distinct (count(distinct expr) of one expression: swept from the panes
                 each value occurs in)
+                hll (hll_sketch_estimate(hll_sketch_agg(expr[, lgConfigK])): a sketch per pane,
+                merged by union)
                 or row_copy (a Spark aggregate that cannot be merged from slices)
       arg       the argument of a mergeable aggregate, as written (a leading `all` dropped;
-                for count_distinct, the expression after `distinct`)
+                for count_distinct, the expression after `distinct`; for hll, the arguments of
+                hll_sketch_agg)
     With a list as `errors`, the first problem is appended there and the result is none.
 -#}
 
@@ -26,7 +29,7 @@
 {% macro _sw_parse_aggregates(aggregates, macro_name, keys=[], errors=none) %}
     {%- set accepted -%}
         a dict of output column name to one aggregate call, such as {'vehicles': 'sum(car_count)', 'readings': 'count(*)'}.
-        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr), count(distinct expr).
+        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr), count(distinct expr), hll_sketch_estimate(hll_sketch_agg(expr[, lgConfigK])).
         Computed from copied rows (slower for hop and cumulate): count(distinct expr, expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | join(', ') }}
     {%- endset -%}
     {%- if aggregates is not mapping or aggregates | length == 0 -%}
@@ -90,6 +93,11 @@
                 the panes each value occurs in -#}
             {%- set kind = 'count_distinct' -%}
             {%- set arg = arg[8:].strip() -%}
+        {%- elif function == 'hll_sketch_estimate' and spark_windows._sw_split_call(arg) is not none
+            and spark_windows._sw_split_call(arg)[0] == 'hll_sketch_agg' and spark_windows._sw_split_call(arg)[2] == '' -%}
+            {#- the estimate of one HLL sketch of the window's values: per-pane sketches, merged by union -#}
+            {%- set kind = 'hll' -%}
+            {%- set arg = spark_windows._sw_split_call(arg)[1] -%}
         {%- elif function in ['count', 'sum', 'min', 'max', 'avg'] and not distinct -%}
             {%- set kind = function -%}
         {%- elif function in ['count', 'sum', 'avg', 'min', 'max'] or function in spark_windows._sw_row_copy_aggregates() -%}

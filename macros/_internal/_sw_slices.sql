@@ -30,6 +30,9 @@
         {{ return([('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
     {%- elif agg.kind in ['min', 'max'] -%}
         {{ return([('m', agg.kind ~ '(' ~ agg.arg ~ ')', agg.kind, agg.arg)]) }}
+    {%- elif agg.kind == 'hll' -%}
+        {#- a sketch per pane; sketches merge by union (hll_union_agg in a running frame) -#}
+        {{ return([('m', 'hll_sketch_agg(' ~ agg.arg ~ ')', 'hll_union_agg', agg.arg)]) }}
     {%- else -%}
         {#- sum and avg: the sum, and how many values it adds (NULL when there are none) -#}
         {{ return([('s', 'sum(' ~ agg.arg ~ ')', 'sum', agg.arg), ('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
@@ -65,6 +68,8 @@
         coalesce({{ a }} + {{ b }}, {{ a }}, {{ b }})
     {%- elif merge == 'min' -%}
         least({{ a }}, {{ b }})
+    {%- elif merge == 'hll_union_agg' -%}
+        case when {{ a }} is null then {{ b }} when {{ b }} is null then {{ a }} else hll_union({{ a }}, {{ b }}) end
     {%- else -%}
         greatest({{ a }}, {{ b }})
     {%- endif -%}
@@ -79,6 +84,8 @@
         case when {{ use.n }} > 0 then {{ use.s }} end
     {%- elif agg.kind in ['min', 'max'] -%}
         {{ use.m }}
+    {%- elif agg.kind == 'hll' -%}
+        hll_sketch_estimate({{ use.m }})
     {%- else -%}
         case when {{ use.n }} > 0 then {{ use.s }} / {{ use.n }} end
     {%- endif -%}
@@ -157,7 +164,8 @@
     {{ spark_windows._sw_cumulate_plan(ctx) }}
 )
     {%- else -%}
-        {%- set has_min_max = plan.columns | selectattr('merge', 'in', ['min', 'max']) | list | length > 0 -%}
+        {#- min, max and sketches cannot be subtracted: two stacks -#}
+        {%- set has_min_max = plan.columns | rejectattr('merge', 'equalto', 'sum') | list | length > 0 -%}
         {%- set exact = spark_windows._sw_exact_sums_condition(plan.columns) -%}
         {%- if has_min_max -%}
 (
