@@ -384,33 +384,3 @@ def test_the_hop_sweep_takes_a_leaving_pane_before_an_entering_one(renderer, gro
     # __sw_leaves is 1 for the event that subtracts its pane
     assert "case when __sw_leaves = 1 then -coalesce(__sw_p1, 0) else coalesce(__sw_p1, 0) end" in rendered
     assert "__sw_pane + __sw_leaves * 60 as __sw_at" in rendered
-
-
-HLL = "hll_sketch_estimate(hll_sketch_agg(u))"
-
-
-@pytest.mark.parametrize("kind", ["tumble", "hop", "cumulate"])
-@pytest.mark.parametrize("sql, argument", [(HLL, "u"), ("HLL_SKETCH_ESTIMATE(hll_sketch_agg(u, 14))", "u, 14")])
-def test_hll_sketch_estimates_merge_per_pane_sketches(renderer, kind, sql, argument):
-    rendered = render(renderer, SPECS[kind], aggregates={"n": "count(*)", "users": sql})
-    assert not is_row_copy(rendered)
-    assert f"hll_sketch_agg({argument}) as __sw_p2" in rendered, "one sketch per pane"
-    assert "hll_sketch_estimate(__sw_p2) as users" in rendered
-    if kind != "tumble":
-        assert "hll_union_agg(__sw_p2) over (" in rendered, "sketches merge by union in running frames"
-        assert "sum(__sw_p2)" not in rendered
-    if kind == "hop":
-        assert "__sw_at" not in rendered, "a sketch cannot be subtracted: two stacks, no sweep"
-        assert (
-            "case when __sw_p2_prefix is null then __sw_p2_suffix_before when __sw_p2_suffix_before is null "
-            "then __sw_p2_prefix else hll_union(__sw_p2_prefix, __sw_p2_suffix_before) end as __sw_p2"
-        ) in rendered
-    parse(rendered)
-    assert output_names(rendered) == ["k", *WINDOW_COLUMNS, "n", "users"]
-
-
-def test_approx_count_distinct_keeps_its_own_numbers_through_the_row_copy_plan(renderer):
-    # approx_count_distinct is HLL++, another algorithm than the sketches merged from panes
-    rendered = render(renderer, HOP, aggregates={"users": "approx_count_distinct(u)"})
-    assert is_row_copy(rendered)
-    assert "approx_count_distinct(u) as users" in rendered

@@ -6,12 +6,12 @@
       kind      count_star | count | sum | min | max | avg  (mergeable from slices)
                 count_distinct (count(distinct expr) of one expression: swept from the panes
                 each value occurs in)
-                hll (hll_sketch_estimate(hll_sketch_agg(expr[, lgConfigK])): a sketch per pane,
-                merged by union)
+                hll, kll (a sketch read out of one sketch of the window's values: a sketch per
+                pane, merged; see _sw_sketches.sql, which adds 'type' and 'rank' for kll)
                 or row_copy (a Spark aggregate that cannot be merged from slices)
       arg       the argument of a mergeable aggregate, as written (a leading `all` dropped;
-                for count_distinct, the expression after `distinct`; for hll, the arguments of
-                hll_sketch_agg)
+                for count_distinct, the expression after `distinct`; for a sketch, the
+                arguments of the function that builds it)
     With a list as `errors`, the first problem is appended there and the result is none.
 -#}
 
@@ -29,7 +29,7 @@
 {% macro _sw_parse_aggregates(aggregates, macro_name, keys=[], errors=none) %}
     {%- set accepted -%}
         a dict of output column name to one aggregate call, such as {'vehicles': 'sum(car_count)', 'readings': 'count(*)'}.
-        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr), count(distinct expr), hll_sketch_estimate(hll_sketch_agg(expr[, lgConfigK])).
+        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr), count(distinct expr), hll_sketch_estimate(hll_sketch_agg(expr[, lgConfigK])), kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(expr[, k]), rank) (likewise _double, _float).
         Computed from copied rows (slower for hop and cumulate): count(distinct expr, expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | join(', ') }}
     {%- endset -%}
     {%- if aggregates is not mapping or aggregates | length == 0 -%}
@@ -93,11 +93,10 @@
                 the panes each value occurs in -#}
             {%- set kind = 'count_distinct' -%}
             {%- set arg = arg[8:].strip() -%}
-        {%- elif function == 'hll_sketch_estimate' and spark_windows._sw_split_call(arg) is not none
-            and spark_windows._sw_split_call(arg)[0] == 'hll_sketch_agg' and spark_windows._sw_split_call(arg)[2] == '' -%}
-            {#- the estimate of one HLL sketch of the window's values: per-pane sketches, merged by union -#}
-            {%- set kind = 'hll' -%}
-            {%- set arg = spark_windows._sw_split_call(arg)[1] -%}
+        {%- elif spark_windows._sw_sketch_aggregate(function, arg) is not none -%}
+            {#- read out of one sketch of the window's values: per-pane sketches, merged -#}
+            {%- set sketch = spark_windows._sw_sketch_aggregate(function, arg) -%}
+            {%- set kind, arg = sketch.kind, sketch.arg -%}
         {%- elif function in ['count', 'sum', 'min', 'max', 'avg'] and not distinct -%}
             {%- set kind = function -%}
         {%- elif function in ['count', 'sum', 'avg', 'min', 'max'] or function in spark_windows._sw_row_copy_aggregates() -%}
@@ -106,7 +105,11 @@
             {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') uses " ~ function ~ "(), which " ~ macro_name ~ " cannot compute; accepted: " ~ accepted, errors)) }}
         {%- endif -%}
-        {%- do parsed.append({'name': name, 'sql': sql, 'kind': kind, 'arg': arg}) -%}
+        {%- set parsed_agg = {'name': name, 'sql': sql, 'kind': kind, 'arg': arg} -%}
+        {%- if kind in ['hll', 'kll'] -%}
+            {%- do parsed_agg.update(sketch) -%}
+        {%- endif -%}
+        {%- do parsed.append(parsed_agg) -%}
     {%- endfor -%}
     {{ return(parsed) }}
 {% endmacro %}

@@ -13,7 +13,8 @@
               over these +/- events gives every window (the last event of a pane number holds
               it), and each event fills the window ends up to the next event. One sort, O(1)
               per event.
-              min, max and floating-point sums cannot be subtracted, so they use "two stacks":
+              min, max, floating-point sums and sketches (_sw_sketches.sql) cannot be
+              subtracted, so they use "two stacks":
               panes are cut into blocks of n; a window is the suffix of one block merged with
               the prefix of the next, both running frames, O(1) per pane, no subtraction.
               Spark's optimizer folds typeof() and keeps only the branch that applies.
@@ -30,9 +31,8 @@
         {{ return([('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
     {%- elif agg.kind in ['min', 'max'] -%}
         {{ return([('m', agg.kind ~ '(' ~ agg.arg ~ ')', agg.kind, agg.arg)]) }}
-    {%- elif agg.kind == 'hll' -%}
-        {#- a sketch per pane; sketches merge by union (hll_union_agg in a running frame) -#}
-        {{ return([('m', 'hll_sketch_agg(' ~ agg.arg ~ ')', 'hll_union_agg', agg.arg)]) }}
+    {%- elif agg.kind in ['hll', 'kll'] -%}
+        {{ return(spark_windows._sw_sketch_partials(agg)) }}
     {%- else -%}
         {#- sum and avg: the sum, and how many values it adds (NULL when there are none) -#}
         {{ return([('s', 'sum(' ~ agg.arg ~ ')', 'sum', agg.arg), ('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
@@ -68,10 +68,10 @@
         coalesce({{ a }} + {{ b }}, {{ a }}, {{ b }})
     {%- elif merge == 'min' -%}
         least({{ a }}, {{ b }})
-    {%- elif merge == 'hll_union_agg' -%}
-        case when {{ a }} is null then {{ b }} when {{ b }} is null then {{ a }} else hll_union({{ a }}, {{ b }}) end
-    {%- else -%}
+    {%- elif merge == 'max' -%}
         greatest({{ a }}, {{ b }})
+    {%- else -%}
+        {{ spark_windows._sw_sketch_merge_two(merge, a, b) }}
     {%- endif -%}
 {%- endmacro %}
 
@@ -84,10 +84,22 @@
         case when {{ use.n }} > 0 then {{ use.s }} end
     {%- elif agg.kind in ['min', 'max'] -%}
         {{ use.m }}
-    {%- elif agg.kind == 'hll' -%}
-        hll_sketch_estimate({{ use.m }})
+    {%- elif agg.kind in ['hll', 'kll'] -%}
+        {{ spark_windows._sw_sketch_final(agg, use.m) }}
     {%- else -%}
         case when {{ use.n }} > 0 then {{ use.s }} / {{ use.n }} end
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- A partial column merged over a frame of panes, NULL when the frame holds no partial (only
+    grid panes without rows): sum, min and max are NULL then by themselves; a sketch merge
+    would give an empty sketch of its default size, which cannot be merged with the others. -#}
+{% macro _sw_running(column, frame) -%}
+    {%- if column.merge in ['sum', 'min', 'max'] -%}
+        {{ column.merge }}({{ column.name }}) over ({{ frame }})
+    {%- else -%}
+        case when count({{ column.name }}) over ({{ frame }}) > 0 then {{ column.merge }}({{ column.name }}) over ({{ frame }}) end
     {%- endif -%}
 {%- endmacro %}
 
@@ -165,9 +177,9 @@
 )
     {%- else -%}
         {#- min, max and sketches cannot be subtracted: two stacks -#}
-        {%- set has_min_max = plan.columns | rejectattr('merge', 'equalto', 'sum') | list | length > 0 -%}
+        {%- set no_subtraction = plan.columns | rejectattr('merge', 'equalto', 'sum') | list | length > 0 -%}
         {%- set exact = spark_windows._sw_exact_sums_condition(plan.columns) -%}
-        {%- if has_min_max -%}
+        {%- if no_subtraction -%}
 (
     {{ spark_windows._sw_hop_two_stacks_plan(ctx) }}
 )
@@ -204,7 +216,7 @@
                 {{ ctx.keys_comma }}__sw_pane,
                 __sw_block,
                 {%- for column in ctx.columns %}
-                {{ column.merge }}({{ column.name }}) over ({{ running }} rows between unbounded preceding and current row) as {{ column.name }},
+                {{ spark_windows._sw_running(column, running ~ ' rows between unbounded preceding and current row') }} as {{ column.name }},
                 {%- endfor %}
                 coalesce(lead(__sw_pane) over ({{ running }}), __sw_block + {{ n }}) as __sw_next_pane
             from (
@@ -293,8 +305,8 @@
                     {{ ctx.keys_comma }}__sw_pane,
                     __sw_block
                     {%- for column in ctx.columns %},
-                    {{ column.merge }}({{ column.name }}) over ({{ in_block }} rows between unbounded preceding and current row) as {{ column.name }}_prefix,
-                    {{ column.merge }}({{ column.name }}) over ({{ in_block }} desc rows between unbounded preceding and current row) as {{ column.name }}_suffix
+                    {{ spark_windows._sw_running(column, in_block ~ ' rows between unbounded preceding and current row') }} as {{ column.name }}_prefix,
+                    {{ spark_windows._sw_running(column, in_block ~ ' desc rows between unbounded preceding and current row') }} as {{ column.name }}_suffix
                     {%- endfor %}
                 from (
                     {#- The grid: every pane number that can end a window with rows. Each
