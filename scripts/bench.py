@@ -13,7 +13,7 @@ several times, interleaved, and prints the median of each and its ratio to windo
 its whole query and writes to Spark's `noop` sink, so every window is computed and nothing is
 collected. The SQL comes from the project's macros. The cases cover counts and sums, all five
 mergeable aggregates, count(distinct), HLL distinct counts and KLL medians (sketches merged from
-panes), approx_count_distinct and percentile_approx (row copy), and sessions against Spark's
+panes), standard deviations, approx_count_distinct and percentile_approx (row copy), and sessions against Spark's
 session_window; the report ends with the ratios of the pairs in RATIOS.
 
 With --dbt: each case is the table model models/bench/bench_window_case.sql (what an analyst
@@ -72,6 +72,8 @@ RATIOS = [
     ("wa_hop_1h_1m_approx_distinct", "wa_tumble_1m_approx_distinct"),
     ("wa_hop_1h_1m_kll", "wa_tumble_1m_kll"),
     ("wa_cumulate_1h_1m_kll", "wa_tumble_1m_kll"),
+    ("wa_hop_1h_1m_stddev", "wa_tumble_1m_stddev"),
+    ("wa_cumulate_1h_1m_stddev", "wa_tumble_1m_stddev"),
     ("wa_hop_1h_1m_percentile", "wa_tumble_1m_percentile"),
     ("wa_session_10m", "native_session_window_10m"),
     ("native_window_hop_1h_1m", "wa_hop_1h_1m"),
@@ -124,6 +126,9 @@ def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
         "wa_tumble_1m_kll": wa_case(TUMBLE, {"median_v": KLL_MEDIAN}),
         "wa_hop_1h_1m_kll": wa_case(HOP, {"median_v": KLL_MEDIAN}),
         "wa_cumulate_1h_1m_kll": wa_case(CUMULATE, {"median_v": KLL_MEDIAN}),
+        "wa_tumble_1m_stddev": wa_case(TUMBLE, {"spread": "stddev(v)"}),
+        "wa_hop_1h_1m_stddev": wa_case(HOP, {"spread": "stddev(v)"}),
+        "wa_cumulate_1h_1m_stddev": wa_case(CUMULATE, {"spread": "stddev(v)"}),
         # the row-copy plan: approx_count_distinct (HLL++) and percentile_approx
         "wa_tumble_1m_approx_distinct": wa_case(TUMBLE, {"users": "approx_count_distinct(u)"}),
         "wa_hop_1h_1m_approx_distinct": wa_case(HOP, {"users": "approx_count_distinct(u)"}),
