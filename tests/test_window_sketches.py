@@ -16,10 +16,17 @@ import math
 from bisect import bisect_left, bisect_right
 
 import pytest
-import reference_windows as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from test_properties import PROPERTY_SETTINGS, UNITS, aggregate_query, grid_case, load_events, window_spec
+from test_properties import (
+    PROPERTY_SETTINGS,
+    UNITS,
+    aggregate_query,
+    grid_case,
+    load_events,
+    model_windows,
+    window_spec,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +70,7 @@ def both_plans(spark, renderer, view, kind, spec, keyed, aggregates):
     """Rows of window_aggregate and of the row-copy plan, sorted, keyed by window."""
     keys = ["k"] if keyed else []
     sliced = renderer.call("window_aggregate", view, "ts", spec, keys, aggregates)
-    assert "__sw_pane" in sliced and "__sw_windowed" not in sliced, "merged from pane sketches"
+    assert "__sw_pane" in sliced and "__sw_windowed" not in sliced, "merged from panes"
     windowed = renderer.call(kind, view, "ts", *table_valued_args(kind, spec))
     names = list(aggregates)
     actual = sorted((tuple(r) for r in spark.sql(aggregate_query(sliced, names, keyed)).collect()), key=repr)
@@ -83,7 +90,6 @@ def inclusive_quantile(values: list[int], rank: float):
 @given(case=grid_case(), kind=st.sampled_from(["tumble", "hop", "cumulate"]), keyed=st.booleans())
 def test_sketches_of_small_windows_equal_group_by_and_the_exact_values(spark, renderer, case, kind, keyed):
     rows, unit_name, step_n, ratio, offset_n = case
-    unit = UNITS[unit_name]
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
     aggregates = {"cnt": "count(*)", **SKETCHES, "mx": "max(v)"}
@@ -91,12 +97,7 @@ def test_sketches_of_small_windows_equal_group_by_and_the_exact_values(spark, re
     assert actual == expected
 
     model_input = rows if keyed else [(None, t, v) for _, t, v in rows]
-    if kind == "tumble":
-        windows = ref.tumble(model_input, step_n * unit, offset_n * unit)
-    elif kind == "hop":
-        windows = ref.hop(model_input, step_n * unit, step_n * ratio * unit, offset_n * unit)
-    else:
-        windows = ref.cumulate(model_input, step_n * unit, step_n * ratio * unit, offset_n * unit)
+    windows = model_windows(kind, model_input, UNITS[unit_name], step_n, ratio, offset_n)
     model = []
     for (key, start, end), values in windows.items():
         present = [v for v in values if v is not None]

@@ -16,10 +16,18 @@ import statistics
 from fractions import Fraction
 
 import pytest
-import reference_windows as ref
 from hypothesis import given
 from hypothesis import strategies as st
-from test_properties import PROPERTY_SETTINGS, UNITS, aggregate_query, grid_case, load_events, window_spec
+from test_properties import (
+    PROPERTY_SETTINGS,
+    UNITS,
+    aggregate_query,
+    grid_case,
+    load_events,
+    model_windows,
+    window_spec,
+)
+from test_window_sketches import both_plans, table_valued_args
 
 pytestmark = pytest.mark.slow
 
@@ -31,12 +39,6 @@ VARIANCES = {
     "vr": "variance(v)",
     "sds": "std(v)",
 }
-
-
-def table_valued_args(kind: str, spec: dict) -> tuple:
-    if kind == "tumble":
-        return (spec["size"], spec.get("offset"))
-    return (spec["slide" if kind == "hop" else "step"], spec["size"], spec.get("offset"))
 
 
 def close(actual, expected, relative=1e-9, absolute=1e-6) -> bool:
@@ -71,29 +73,15 @@ def model_variances(values: list) -> list:
 @given(case=grid_case(), kind=st.sampled_from(["tumble", "hop", "cumulate"]), keyed=st.booleans())
 def test_variances_equal_group_by_and_the_model(spark, renderer, case, kind, keyed):
     rows, unit_name, step_n, ratio, offset_n = case
-    unit = UNITS[unit_name]
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
     aggregates = {"cnt": "count(*)", **VARIANCES, "total": "sum(v)"}
-    keys = ["k"] if keyed else []
-    sliced = renderer.call("window_aggregate", view, "ts", spec, keys, aggregates)
-    assert "__sw_pane" in sliced and "__sw_windowed" not in sliced, "merged from slices"
-    names = list(aggregates)
-    actual = sorted((tuple(r) for r in spark.sql(aggregate_query(sliced, names, keyed)).collect()), key=repr)
-    windowed = renderer.call(kind, view, "ts", *table_valued_args(kind, spec))
-    grouped = ", ".join(f"{sql} as {name}" for name, sql in aggregates.items())
-    query = aggregate_query(windowed, names, keyed, grouped)
-    expected = sorted((tuple(r) for r in spark.sql(query).collect()), key=repr)
+    actual, expected = both_plans(spark, renderer, view, kind, spec, keyed, aggregates)
     assert [row[:4] for row in actual] == [row[:4] for row in expected]
     assert rows_close([row[:-1] for row in actual], [row[:-1] for row in expected], 4)
 
     model_input = rows if keyed else [(None, t, v) for _, t, v in rows]
-    if kind == "tumble":
-        windows = ref.tumble(model_input, step_n * unit, offset_n * unit)
-    elif kind == "hop":
-        windows = ref.hop(model_input, step_n * unit, step_n * ratio * unit, offset_n * unit)
-    else:
-        windows = ref.cumulate(model_input, step_n * unit, step_n * ratio * unit, offset_n * unit)
+    windows = model_windows(kind, model_input, UNITS[unit_name], step_n, ratio, offset_n)
     model = sorted(
         ((key, start, end, len(values), *model_variances(values)) for (key, start, end), values in windows.items()),
         key=repr,
