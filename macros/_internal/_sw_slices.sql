@@ -13,8 +13,8 @@
               over these +/- events gives every window (the last event of a pane number holds
               it), and each event fills the window ends up to the next event. One sort, O(1)
               per event.
-              min, max, floating-point sums and sketches (_sw_sketches.sql) cannot be
-              subtracted, so they use "two stacks":
+              min, max, floating-point sums, variances and sketches (_sw_sketches.sql)
+              cannot be subtracted, so they use "two stacks":
               panes are cut into blocks of n; a window is the suffix of one block merged with
               the prefix of the next, both running frames, O(1) per pane, no subtraction.
               Spark's optimizer folds typeof() and keeps only the branch that applies.
@@ -140,9 +140,10 @@
     mean and m2 (sum of squared deviations from its mean) with Chan et al.'s formulas, never from
     sums of squares. A running frame adds n * (mean - shift) and m2 + n * (mean - shift)^2
     over its panes (_sw_running); with `shift` the mean of a pane p of the frame holding values,
-    the second sum is the frame's m2 plus N * (frame mean - shift)^2, which is at most N / n_p
-    times m2: what the subtraction below (m2 = sum2 - sum1^2 / N) cancels stays within that
-    factor of the result, however far the values are from 0. -#}
+    the second sum is the frame's m2 plus N * (frame mean - shift)^2, and that term is at most
+    N / n_p times m2 (pane p alone adds n_p * (shift - frame mean)^2 to m2): the subtraction
+    below (m2 = sum2 - sum1^2 / N) cancels at most a factor 1 + N / n_p, however far the values
+    are from 0. -#}
 
 {#- The mean of the block's first or last pane holding a value of a variance's argument. -#}
 {% macro _sw_moments_shift(ctx, column, end) -%}
