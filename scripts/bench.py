@@ -12,9 +12,9 @@ several times, interleaved, and prints the median of each and its ratio to windo
 1-minute tumble; with several sizes, also how each case grows from the first size. A case runs
 its whole query and writes to Spark's `noop` sink, so every window is computed and nothing is
 collected. The SQL comes from the project's macros. The cases cover counts and sums, all five
-mergeable aggregates, count(distinct), approx_count_distinct and percentile_approx (row copy),
-and sessions against Spark's session_window; the report ends with the ratios of the pairs in
-RATIOS.
+mergeable aggregates, count(distinct), HLL distinct counts and KLL medians (sketches merged from
+panes), standard deviations, approx_count_distinct and percentile_approx (row copy), and sessions against Spark's
+session_window; the report ends with the ratios of the pairs in RATIOS.
 
 With --dbt: each case is the table model models/bench/bench_window_case.sql (what an analyst
 runs), built by dbt in this process over a table of the same events; the time is the model's
@@ -53,6 +53,7 @@ ALL_MERGEABLE = {
     "lowest": "min(v)",
     "highest": "max(v)",
 }
+KLL_MEDIAN = "kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(v), 0.5)"
 TUMBLE = {"type": "tumble", "size": "1 minute"}
 HOP = {"type": "hop", "slide": "1 minute", "size": "1 hour"}
 CUMULATE = {"type": "cumulate", "step": "1 minute", "size": "1 hour"}
@@ -66,11 +67,26 @@ RATIOS = [
     ("wa_hop_1h_1m_distinct", "wa_tumble_1m_distinct"),
     ("wa_cumulate_1h_1m_distinct", "wa_tumble_1m_distinct"),
     ("tvf_hop_1h_1m_distinct_group_by", "wa_tumble_1m_distinct"),
+    ("wa_hop_1h_1m_hll", "wa_tumble_1m_hll"),
+    ("wa_cumulate_1h_1m_hll", "wa_tumble_1m_hll"),
     ("wa_hop_1h_1m_approx_distinct", "wa_tumble_1m_approx_distinct"),
+    ("wa_hop_1h_1m_kll", "wa_tumble_1m_kll"),
+    ("wa_cumulate_1h_1m_kll", "wa_tumble_1m_kll"),
+    ("wa_hop_1h_1m_stddev", "wa_tumble_1m_stddev"),
+    ("wa_cumulate_1h_1m_stddev", "wa_tumble_1m_stddev"),
     ("wa_hop_1h_1m_percentile", "wa_tumble_1m_percentile"),
     ("wa_session_10m", "native_session_window_10m"),
     ("native_window_hop_1h_1m", "wa_hop_1h_1m"),
 ]
+
+
+# the macros check their relation argument: SQL that reads `{source}` is rendered over this
+# table name, then given the placeholder
+SOURCE = "bench_source"
+
+
+def over_source(sql: str) -> str:
+    return sql.replace(SOURCE, "{source}")
 
 
 def wa_case(window, aggregates) -> dict:
@@ -80,7 +96,7 @@ def wa_case(window, aggregates) -> dict:
 def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
     """Each case: a window_aggregate call, or {'sql': query reading {source}} for the plans it is
     compared with (Spark's own window functions, the table-valued macro and GROUP BY)."""
-    tvf_hop = renderer.call("hop", "{source}", "ts", HOP["slide"], HOP["size"])
+    tvf_hop = over_source(renderer.call("hop", SOURCE, "ts", HOP["slide"], HOP["size"]))
     return {
         "wa_tumble_1m": wa_case(TUMBLE, AGGREGATES),
         "wa_hop_1h_1m": wa_case(HOP, AGGREGATES),
@@ -104,7 +120,16 @@ def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
             "sql": f"select k, window_start, window_end, count(distinct u) as users "
             f"from {tvf_hop} group by k, window_start, window_end"
         },
-        # the row-copy plan today: approximate distinct counts and quantiles
+        "wa_tumble_1m_hll": wa_case(TUMBLE, {"users": "hll_sketch_estimate(hll_sketch_agg(u))"}),
+        "wa_hop_1h_1m_hll": wa_case(HOP, {"users": "hll_sketch_estimate(hll_sketch_agg(u))"}),
+        "wa_cumulate_1h_1m_hll": wa_case(CUMULATE, {"users": "hll_sketch_estimate(hll_sketch_agg(u))"}),
+        "wa_tumble_1m_kll": wa_case(TUMBLE, {"median_v": KLL_MEDIAN}),
+        "wa_hop_1h_1m_kll": wa_case(HOP, {"median_v": KLL_MEDIAN}),
+        "wa_cumulate_1h_1m_kll": wa_case(CUMULATE, {"median_v": KLL_MEDIAN}),
+        "wa_tumble_1m_stddev": wa_case(TUMBLE, {"spread": "stddev(v)"}),
+        "wa_hop_1h_1m_stddev": wa_case(HOP, {"spread": "stddev(v)"}),
+        "wa_cumulate_1h_1m_stddev": wa_case(CUMULATE, {"spread": "stddev(v)"}),
+        # the row-copy plan: approx_count_distinct (HLL++) and percentile_approx
         "wa_tumble_1m_approx_distinct": wa_case(TUMBLE, {"users": "approx_count_distinct(u)"}),
         "wa_hop_1h_1m_approx_distinct": wa_case(HOP, {"users": "approx_count_distinct(u)"}),
         "wa_tumble_1m_percentile": wa_case(TUMBLE, {"median_v": "percentile_approx(v, 0.5)"}),
@@ -123,16 +148,19 @@ def nexmark_specs(renderer: MacroRenderer) -> dict[str, dict]:
     with the macros (event time: date_time)."""
 
     def wa(relation, window, group_by, aggregates):
-        return renderer.call("window_aggregate", relation, "date_time", window, group_by, aggregates)
+        return over_source(renderer.call("window_aggregate", relation, "date_time", window, group_by, aggregates))
+
+    def tumble(relation):
+        return over_source(renderer.call("tumble", relation, "date_time", "10 seconds"))
 
     hot = wa(
-        "{source}_bid", {"type": "hop", "slide": "2 seconds", "size": "10 seconds"}, ["auction"], {"bids": "count(*)"}
+        f"{SOURCE}_bid", {"type": "hop", "slide": "2 seconds", "size": "10 seconds"}, ["auction"], {"bids": "count(*)"}
     )
-    highest = wa("{source}_bid", {"type": "tumble", "size": "10 seconds"}, [], {"top_price": "max(price)"})
-    bids_tumbled = renderer.call("tumble", "{source}_bid", "date_time", "10 seconds")
-    people = renderer.call("tumble", "{source}_person", "date_time", "10 seconds")
-    auctions = renderer.call("tumble", "{source}_auction", "date_time", "10 seconds")
-    sessions = wa("{source}_bid", {"type": "session", "gap": "10 seconds"}, ["bidder"], {"bids": "count(*)"})
+    highest = wa(f"{SOURCE}_bid", {"type": "tumble", "size": "10 seconds"}, [], {"top_price": "max(price)"})
+    bids_tumbled = tumble(f"{SOURCE}_bid")
+    people = tumble(f"{SOURCE}_person")
+    auctions = tumble(f"{SOURCE}_auction")
+    sessions = wa(f"{SOURCE}_bid", {"type": "session", "gap": "10 seconds"}, ["bidder"], {"bids": "count(*)"})
     return {
         # q5 hot items: the auctions with the most bids per hopping window
         "nexmark_q5_hot_items": {

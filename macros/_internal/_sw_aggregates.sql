@@ -6,9 +6,15 @@
       kind      count_star | count | sum | min | max | avg  (mergeable from slices)
                 count_distinct (count(distinct expr) of one expression: swept from the panes
                 each value occurs in)
+                moments (var_samp, var_pop, stddev_samp, stddev_pop and their aliases, with
+                'statistic' the one it is: merged from per-pane counts, means and sums of
+                squared deviations)
+                hll, kll (a sketch read out of one sketch of the window's values: a sketch per
+                pane, merged; see _sw_sketches.sql, which adds 'type' and 'rank' for kll)
                 or row_copy (a Spark aggregate that cannot be merged from slices)
       arg       the argument of a mergeable aggregate, as written (a leading `all` dropped;
-                for count_distinct, the expression after `distinct`)
+                for count_distinct, the expression after `distinct`; for a sketch, the
+                arguments of the function that builds it)
     With a list as `errors`, the first problem is appended there and the result is none.
 -#}
 
@@ -23,11 +29,21 @@
 {%- endmacro %}
 
 
+{#- The variances and standard deviations merged from slices, each with the statistic it is
+    (Spark's aliases: variance is var_samp, std and stddev are stddev_samp). -#}
+{% macro _sw_moment_aggregates() -%}
+    {{ return({
+        'var_samp': 'var_samp', 'variance': 'var_samp', 'var_pop': 'var_pop',
+        'stddev_samp': 'stddev_samp', 'stddev': 'stddev_samp', 'std': 'stddev_samp', 'stddev_pop': 'stddev_pop',
+    }) }}
+{%- endmacro %}
+
+
 {% macro _sw_parse_aggregates(aggregates, macro_name, keys=[], errors=none) %}
     {%- set accepted -%}
         a dict of output column name to one aggregate call, such as {'vehicles': 'sum(car_count)', 'readings': 'count(*)'}.
-        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr), count(distinct expr).
-        Computed from copied rows (slower for hop and cumulate): count(distinct expr, expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | join(', ') }}
+        Merged from slices: count(*), count(expr), sum(expr), min(expr), max(expr), avg(expr), {{ spark_windows._sw_moment_aggregates() | join('(expr), ') }}(expr), count(distinct expr), hll_sketch_estimate(hll_sketch_agg(expr[, lgConfigK])), kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(expr[, k]), rank) (likewise _double, _float).
+        Computed from copied rows (slower for hop and cumulate): count(distinct expr, expr), sum(distinct expr), avg(distinct expr) and {{ spark_windows._sw_row_copy_aggregates() | reject('in', spark_windows._sw_moment_aggregates()) | join(', ') }}
     {%- endset -%}
     {%- if aggregates is not mapping or aggregates | length == 0 -%}
         {{ return(spark_windows._sw_refuse(macro_name ~ ": aggregates (" ~ aggregates ~ ") must be " ~ accepted, errors)) }}
@@ -90,6 +106,13 @@
                 the panes each value occurs in -#}
             {%- set kind = 'count_distinct' -%}
             {%- set arg = arg[8:].strip() -%}
+        {%- elif spark_windows._sw_sketch_aggregate(function, arg) is not none -%}
+            {#- read out of one sketch of the window's values: per-pane sketches, merged -#}
+            {%- set sketch = spark_windows._sw_sketch_aggregate(function, arg) -%}
+            {%- set kind, arg = sketch.kind, sketch.arg -%}
+        {%- elif function in spark_windows._sw_moment_aggregates() and not distinct -%}
+            {#- merged from each pane's count, mean and sum of squared deviations -#}
+            {%- set kind = 'moments' -%}
         {%- elif function in ['count', 'sum', 'min', 'max', 'avg'] and not distinct -%}
             {%- set kind = function -%}
         {%- elif function in ['count', 'sum', 'avg', 'min', 'max'] or function in spark_windows._sw_row_copy_aggregates() -%}
@@ -98,7 +121,13 @@
             {{ return(spark_windows._sw_refuse(
                 macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') uses " ~ function ~ "(), which " ~ macro_name ~ " cannot compute; accepted: " ~ accepted, errors)) }}
         {%- endif -%}
-        {%- do parsed.append({'name': name, 'sql': sql, 'kind': kind, 'arg': arg}) -%}
+        {%- set parsed_agg = {'name': name, 'sql': sql, 'kind': kind, 'arg': arg} -%}
+        {%- if kind in ['hll', 'kll'] -%}
+            {%- do parsed_agg.update(sketch) -%}
+        {%- elif kind == 'moments' -%}
+            {%- do parsed_agg.update({'statistic': spark_windows._sw_moment_aggregates()[function]}) -%}
+        {%- endif -%}
+        {%- do parsed.append(parsed_agg) -%}
     {%- endfor -%}
     {{ return(parsed) }}
 {% endmacro %}

@@ -13,7 +13,8 @@
               over these +/- events gives every window (the last event of a pane number holds
               it), and each event fills the window ends up to the next event. One sort, O(1)
               per event.
-              min, max and floating-point sums cannot be subtracted, so they use "two stacks":
+              min, max, floating-point sums, variances and sketches (_sw_sketches.sql)
+              cannot be subtracted, so they use "two stacks":
               panes are cut into blocks of n; a window is the suffix of one block merged with
               the prefix of the next, both running frames, O(1) per pane, no subtraction.
               Spark's optimizer folds typeof() and keeps only the branch that applies.
@@ -30,6 +31,17 @@
         {{ return([('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
     {%- elif agg.kind in ['min', 'max'] -%}
         {{ return([('m', agg.kind ~ '(' ~ agg.arg ~ ')', agg.kind, agg.arg)]) }}
+    {%- elif agg.kind in ['hll', 'kll'] -%}
+        {{ return(spark_windows._sw_sketch_partials(agg)) }}
+    {%- elif agg.kind == 'moments' -%}
+        {#- per pane: how many values, their mean, and the sum of their squared deviations from
+            it (Spark's var_pop, stable within the pane, times the count) -#}
+        {%- set value = 'cast(' ~ agg.arg ~ ' as double)' -%}
+        {{ return([
+            ('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg),
+            ('u', 'avg(' ~ value ~ ')', 'mean', agg.arg),
+            ('q', 'var_pop(' ~ value ~ ') * count(' ~ agg.arg ~ ')', 'm2', agg.arg),
+        ]) }}
     {%- else -%}
         {#- sum and avg: the sum, and how many values it adds (NULL when there are none) -#}
         {{ return([('s', 'sum(' ~ agg.arg ~ ')', 'sum', agg.arg), ('n', 'count(' ~ agg.arg ~ ')', 'sum', agg.arg)]) }}
@@ -39,7 +51,8 @@
 
 {#- The partial columns of a plan, each partial expression once. count(*) is always the first
     (__sw_p1): it also tells windows with rows from empty ones. Returns
-    {'columns': [{name, expr, merge, arg}], 'uses': per aggregate {role: column name}}. -#}
+    {'columns': [{name, expr, merge, arg}], 'uses': per aggregate {role: column name}}; the
+    mean and m2 columns of a variance also name their 'count' and 'mean' columns. -#}
 {% macro _sw_partial_columns(aggs) -%}
     {%- set columns = [{'name': '__sw_p1', 'expr': 'count(*)', 'merge': 'sum', 'arg': none}] -%}
     {%- set by_expr = {'count(*)': '__sw_p1'} -%}
@@ -53,6 +66,12 @@
             {%- endif -%}
             {%- do use.update({role: by_expr[expr]}) -%}
         {%- endfor -%}
+        {%- if agg.kind == 'moments' -%}
+            {#- a mean and a sum of squared deviations are merged with their count and mean -#}
+            {%- for column in columns if column.name in [use.u, use.q] -%}
+                {%- do column.update({'count': use.n, 'mean': use.u}) -%}
+            {%- endfor -%}
+        {%- endif -%}
         {%- do uses.append(use) -%}
     {%- endfor -%}
     {{ return({'columns': columns, 'uses': uses}) }}
@@ -65,8 +84,10 @@
         coalesce({{ a }} + {{ b }}, {{ a }}, {{ b }})
     {%- elif merge == 'min' -%}
         least({{ a }}, {{ b }})
-    {%- else -%}
+    {%- elif merge == 'max' -%}
         greatest({{ a }}, {{ b }})
+    {%- else -%}
+        {{ spark_windows._sw_sketch_merge_two(merge, a, b) }}
     {%- endif -%}
 {%- endmacro %}
 
@@ -79,8 +100,90 @@
         case when {{ use.n }} > 0 then {{ use.s }} end
     {%- elif agg.kind in ['min', 'max'] -%}
         {{ use.m }}
+    {%- elif agg.kind in ['hll', 'kll'] -%}
+        {{ spark_windows._sw_sketch_final(agg, use.m) }}
+    {%- elif agg.kind == 'moments' -%}
+        {#- rounding may leave a sum of squared deviations a hair below 0 -#}
+        {%- set m2 = 'greatest(' ~ use.q ~ ', 0)' -%}
+        {%- set divisor = use.n ~ ' - 1' if agg.statistic.endswith('_samp') else use.n -%}
+        {%- set variance = 'case when ' ~ divisor ~ ' > 0 then ' ~ m2 ~ ' / (' ~ divisor ~ ') end' -%}
+        {{ 'sqrt(' ~ variance ~ ')' if agg.statistic.startswith('stddev') else variance }}
     {%- else -%}
         case when {{ use.n }} > 0 then {{ use.s }} / {{ use.n }} end
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- A partial column merged over a frame of panes, NULL when the frame holds no partial (only
+    grid panes without rows): sum, min and max are NULL then by themselves; a sketch merge
+    would give an empty sketch of its default size, which cannot be merged with the others.
+    A variance's mean and m2 columns become sums of deviations from a shift, the mean of one
+    pane of the frame held in the mean column's name followed by `shift`
+    (_sw_moments_shift): sum(n * (mean - shift)) and sum(m2 + n * (mean - shift)^2). -#}
+{% macro _sw_running(column, frame, shift='') -%}
+    {%- if column.merge in ['sum', 'min', 'max'] -%}
+        {{ column.merge }}({{ column.name }}) over ({{ frame }})
+    {%- elif column.merge in ['mean', 'm2'] -%}
+        {%- set deviation = '(' ~ column.mean ~ ' - ' ~ column.mean ~ shift ~ ')' -%}
+        {%- if column.merge == 'mean' -%}
+        sum({{ column.count }} * {{ deviation }}) over ({{ frame }})
+        {%- else -%}
+        sum({{ column.name }} + {{ column.count }} * {{ deviation }} * {{ deviation }}) over ({{ frame }})
+        {%- endif -%}
+    {%- else -%}
+        case when count({{ column.name }}) over ({{ frame }}) > 0 then {{ column.merge }}({{ column.name }}) over ({{ frame }}) end
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- Variances (var_samp, var_pop, stddev_samp, stddev_pop) are merged from each pane's count n,
+    mean and m2 (sum of squared deviations from its mean) with Chan et al.'s formulas, never from
+    sums of squares. A running frame adds n * (mean - shift) and m2 + n * (mean - shift)^2
+    over its panes (_sw_running); with `shift` the mean of a pane p of the frame holding values,
+    the second sum is the frame's m2 plus N * (frame mean - shift)^2, and that term is at most
+    N / n_p times m2 (pane p alone adds n_p * (shift - frame mean)^2 to m2): the subtraction
+    below (m2 = sum2 - sum1^2 / N) cancels at most a factor 1 + N / n_p, however far the values
+    are from 0. -#}
+
+{#- The mean of the block's first or last pane holding a value of a variance's argument. -#}
+{% macro _sw_moments_shift(ctx, column, end) -%}
+    {{ end }}_value({{ column.name }}, true) over (partition by {{ ctx.keys_comma }}__sw_pane - pmod(__sw_pane, {{ ctx.n }}) order by __sw_pane rows between unbounded preceding and unbounded following)
+{%- endmacro %}
+
+
+{#- A partial column after a running frame: a variance's mean and m2 from the shifted sums
+    (the count column is the frame's count); any other column as it is. -#}
+{% macro _sw_moments_from_sums(column) -%}
+    {%- if column.merge == 'mean' -%}
+        {{ column.name }}_shift + {{ column.name }} / nullif({{ column.count }}, 0)
+    {%- elif column.merge == 'm2' -%}
+        {{ column.name }} - {{ column.mean }} * {{ column.mean }} / nullif({{ column.count }}, 0)
+    {%- else -%}
+        {{ column.name }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- hop, two stacks: a variance's mean or m2 of a window from those of the block prefix (a)
+    and the previous block's suffix (b), by Chan et al.'s pairwise formulas. -#}
+{% macro _sw_moments_merge_two(column) -%}
+    {%- set n, u = column.count, column.mean -%}
+    {%- set parts = {} -%}
+    {%- for part, shift in [('prefix', 'prefix_shift'), ('suffix_before', 'suffix_shift_before')] -%}
+        {%- set count = n ~ '_' ~ part -%}
+        {%- do parts.update({part: {
+            'n': count,
+            'empty': 'coalesce(' ~ count ~ ', 0) = 0',
+            'mean': '(' ~ u ~ '_' ~ shift ~ ' + ' ~ u ~ '_' ~ part ~ ' / nullif(' ~ count ~ ', 0))',
+            'm2': '(' ~ column.name ~ '_' ~ part ~ ' - ' ~ u ~ '_' ~ part ~ ' * ' ~ u ~ '_' ~ part ~ ' / nullif(' ~ count ~ ', 0))',
+        }}) -%}
+    {%- endfor -%}
+    {%- set a, b = parts.prefix, parts.suffix_before -%}
+    {%- set delta = '(' ~ b.mean ~ ' - ' ~ a.mean ~ ')' -%}
+    {%- if column.merge == 'mean' -%}
+        case when {{ b.empty }} then {{ a.mean }} when {{ a.empty }} then {{ b.mean }} else {{ a.mean }} + {{ delta }} * {{ b.n }} / ({{ a.n }} + {{ b.n }}) end
+    {%- else -%}
+        case when {{ b.empty }} then {{ a.m2 }} when {{ a.empty }} then {{ b.m2 }} else {{ a.m2 }} + {{ b.m2 }} + {{ delta }} * {{ delta }} * {{ a.n }} * {{ b.n }} / ({{ a.n }} + {{ b.n }}) end
     {%- endif -%}
 {%- endmacro %}
 
@@ -157,9 +260,10 @@
     {{ spark_windows._sw_cumulate_plan(ctx) }}
 )
     {%- else -%}
-        {%- set has_min_max = plan.columns | selectattr('merge', 'in', ['min', 'max']) | list | length > 0 -%}
+        {#- min, max and sketches cannot be subtracted: two stacks -#}
+        {%- set no_subtraction = plan.columns | rejectattr('merge', 'equalto', 'sum') | list | length > 0 -%}
         {%- set exact = spark_windows._sw_exact_sums_condition(plan.columns) -%}
-        {%- if has_min_max -%}
+        {%- if no_subtraction -%}
 (
     {{ spark_windows._sw_hop_two_stacks_plan(ctx) }}
 )
@@ -188,7 +292,7 @@
         select
             {{ ctx.keys_comma }}__sw_block,
             {%- for column in ctx.columns %}
-            {{ column.name }},
+            {{ spark_windows._sw_moments_from_sums(column) }}{{ (' as ' ~ column.name) if column.merge in ['mean', 'm2'] }},
             {%- endfor %}
             __sw_end_pane as __sw_pane
         from (
@@ -196,11 +300,21 @@
                 {{ ctx.keys_comma }}__sw_pane,
                 __sw_block,
                 {%- for column in ctx.columns %}
-                {{ column.merge }}({{ column.name }}) over ({{ running }} rows between unbounded preceding and current row) as {{ column.name }},
+                {{ spark_windows._sw_running(column, running ~ ' rows between unbounded preceding and current row', '_shift') }} as {{ column.name }},
+                {%- if column.merge == 'mean' %}
+                {{ column.name }}_shift,
+                {%- endif %}
                 {%- endfor %}
                 coalesce(lead(__sw_pane) over ({{ running }}), __sw_block + {{ n }}) as __sw_next_pane
             from (
-                select *, __sw_pane - pmod(__sw_pane, {{ n }}) as __sw_block
+                select
+                    *,
+                    __sw_pane - pmod(__sw_pane, {{ n }}) as __sw_block
+                    {#- a variance's shift: every window of the block that holds a value holds the
+                        block's first pane with one #}
+                    {%- for column in ctx.columns if column.merge == 'mean' %},
+                    {{ spark_windows._sw_moments_shift(ctx, column, 'first') }} as {{ column.name }}_shift
+                    {%- endfor %}
                 from (
                     {{ spark_windows._sw_panes(ctx, by_group=true, pad=' ' * 20) }}
                 ) as __sw_panes
@@ -266,7 +380,11 @@
         select
             {{ ctx.keys_comma }}__sw_pane,
             {%- for column in ctx.columns %}
+            {%- if column.merge in ['mean', 'm2'] %}
+            {{ spark_windows._sw_moments_merge_two(column) }} as {{ column.name }}{{ ',' if not loop.last }}
+            {%- else %}
             {{ spark_windows._sw_merge_two(column.merge, column.name ~ '_prefix', column.name ~ '_suffix_before') }} as {{ column.name }}{{ ',' if not loop.last }}
+            {%- endif %}
             {%- endfor %}
         from (
             select
@@ -279,14 +397,25 @@
                         {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
                     )
                 end as {{ column.name }}_suffix_before
+                {%- if column.merge == 'mean' %},
+                case when __sw_pane - __sw_block < {{ n - 1 }} then
+                    first_value({{ column.name }}_suffix_shift) over (
+                        {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
+                    )
+                end as {{ column.name }}_suffix_shift_before
+                {%- endif %}
                 {%- endfor %}
             from (
                 select
                     {{ ctx.keys_comma }}__sw_pane,
                     __sw_block
                     {%- for column in ctx.columns %},
-                    {{ column.merge }}({{ column.name }}) over ({{ in_block }} rows between unbounded preceding and current row) as {{ column.name }}_prefix,
-                    {{ column.merge }}({{ column.name }}) over ({{ in_block }} desc rows between unbounded preceding and current row) as {{ column.name }}_suffix
+                    {{ spark_windows._sw_running(column, in_block ~ ' rows between unbounded preceding and current row', '_first') }} as {{ column.name }}_prefix,
+                    {{ spark_windows._sw_running(column, in_block ~ ' desc rows between unbounded preceding and current row', '_last') }} as {{ column.name }}_suffix
+                    {%- if column.merge == 'mean' %},
+                    max({{ column.name }}_first) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_prefix_shift,
+                    max({{ column.name }}_last) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_suffix_shift
+                    {%- endif %}
                     {%- endfor %}
                 from (
                     {#- The grid: every pane number that can end a window with rows. Each
@@ -298,12 +427,23 @@
                         __sw_grid_pane - pmod(__sw_grid_pane, {{ n }}) as __sw_block
                         {%- for column in ctx.columns %},
                         case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column.name }} end as {{ column.name }}
+                        {%- if column.merge == 'mean' %}
+                        {%- for end in ['first', 'last'] %},
+                        case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column.name }}_{{ end }} end as {{ column.name }}_{{ end }}
+                        {%- endfor %}
+                        {%- endif %}
                         {%- endfor %}
                     from (
                         select
                             *,
                             lag(__sw_pane) over ({{ by_pane }}) as __sw_previous_pane,
                             lead(__sw_pane) over ({{ by_pane }}) as __sw_next_pane
+                            {#- a variance's shifts: a prefix with a value holds its block's first
+                                pane with one, a suffix its block's last #}
+                            {%- for column in ctx.columns if column.merge == 'mean' %},
+                            {{ spark_windows._sw_moments_shift(ctx, column, 'first') }} as {{ column.name }}_first,
+                            {{ spark_windows._sw_moments_shift(ctx, column, 'last') }} as {{ column.name }}_last
+                            {%- endfor %}
                         from (
                             {{ spark_windows._sw_panes(ctx, condition, by_group=true, pad=' ' * 28) }}
                         ) as __sw_panes
