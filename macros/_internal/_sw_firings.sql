@@ -64,6 +64,11 @@
                 {{ exceptions.raise_compiler_error(
                     macro_name ~ ": trigger 'when' ('" ~ value ~ "') uses the aggregate '" ~ agg.name ~ "' (" ~ agg.sql
                     ~ "), a distinct aggregate, which Spark cannot compute as a running total; use another aggregate in the condition") }}
+            {%- elif agg.kind in ['hll', 'kll'] -%}
+                {{ exceptions.raise_compiler_error(
+                    macro_name ~ ": trigger 'when' ('" ~ value ~ "') uses the aggregate '" ~ agg.name ~ "' (" ~ agg.sql
+                    ~ "), a sketch estimate, which Spark cannot compute as a running value (an aggregate inside a function over a window); "
+                    ~ "use another aggregate in the condition") }}
             {%- endif -%}
             {%- do names.append(agg) -%}
         {%- endif -%}

@@ -150,6 +150,21 @@ BAD_CALLS = [
         ("ev", "ts", WINDOWS[0], [], {"users": "count(distinct user_id)"}, {"when": "users >= 3"}),
         "uses the aggregate 'users' (count(distinct user_id)), a distinct aggregate, which Spark cannot compute as a running total",
     ),
+    (
+        ("ev", "ts", WINDOWS[0], [], {"users": "hll_sketch_estimate(hll_sketch_agg(user_id))"}, {"when": "users >= 3"}),
+        "uses the aggregate 'users' (hll_sketch_estimate(hll_sketch_agg(user_id))), a sketch estimate, which Spark cannot compute",
+    ),
+    (
+        (
+            "ev",
+            "ts",
+            WINDOWS[0],
+            [],
+            {"p50": "kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(amount), 0.5)"},
+            {"when": "p50 > 10"},
+        ),
+        "uses the aggregate 'p50' (kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(amount), 0.5)), a sketch estimate",
+    ),
     (("ev", "ts", WINDOWS[0], [], AGGREGATES, None, "yes"), "window_firings: purge (yes) must be true"),
     (
         ("ev", "ts", WINDOWS[0], [], AGGREGATES, None, False, {"keep": 5}),
