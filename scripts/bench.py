@@ -73,6 +73,17 @@ RATIOS = [
 ]
 
 
+# the macros take a table name or a query as their relation, not the {source} the runs fill in:
+# the cases are rendered over this name, which then becomes {source} again
+PLACEHOLDER = "bench_source"
+
+
+def render(renderer: MacroRenderer, macro: str, relation: str, *arguments) -> str:
+    """A macro call over `relation` ('{source}', '{source}_bid', ...), {source} left to fill in."""
+    sql = renderer.call(macro, relation.replace("{source}", PLACEHOLDER), *arguments)
+    return sql.replace(PLACEHOLDER, "{source}")
+
+
 def wa_case(window, aggregates) -> dict:
     return {"time_col": "ts", "window": window, "group_by": ["k"], "aggregates": aggregates}
 
@@ -80,7 +91,7 @@ def wa_case(window, aggregates) -> dict:
 def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
     """Each case: a window_aggregate call, or {'sql': query reading {source}} for the plans it is
     compared with (Spark's own window functions, the table-valued macro and GROUP BY)."""
-    tvf_hop = renderer.call("hop", "{source}", "ts", HOP["slide"], HOP["size"])
+    tvf_hop = render(renderer, "hop", "{source}", "ts", HOP["slide"], HOP["size"])
     return {
         "wa_tumble_1m": wa_case(TUMBLE, AGGREGATES),
         "wa_hop_1h_1m": wa_case(HOP, AGGREGATES),
@@ -123,15 +134,15 @@ def nexmark_specs(renderer: MacroRenderer) -> dict[str, dict]:
     with the macros (event time: date_time)."""
 
     def wa(relation, window, group_by, aggregates):
-        return renderer.call("window_aggregate", relation, "date_time", window, group_by, aggregates)
+        return render(renderer, "window_aggregate", relation, "date_time", window, group_by, aggregates)
 
     hot = wa(
         "{source}_bid", {"type": "hop", "slide": "2 seconds", "size": "10 seconds"}, ["auction"], {"bids": "count(*)"}
     )
     highest = wa("{source}_bid", {"type": "tumble", "size": "10 seconds"}, [], {"top_price": "max(price)"})
-    bids_tumbled = renderer.call("tumble", "{source}_bid", "date_time", "10 seconds")
-    people = renderer.call("tumble", "{source}_person", "date_time", "10 seconds")
-    auctions = renderer.call("tumble", "{source}_auction", "date_time", "10 seconds")
+    bids_tumbled = render(renderer, "tumble", "{source}_bid", "date_time", "10 seconds")
+    people = render(renderer, "tumble", "{source}_person", "date_time", "10 seconds")
+    auctions = render(renderer, "tumble", "{source}_auction", "date_time", "10 seconds")
     sessions = wa("{source}_bid", {"type": "session", "gap": "10 seconds"}, ["bidder"], {"bids": "count(*)"})
     return {
         # q5 hot items: the auctions with the most bids per hopping window
