@@ -6,6 +6,7 @@
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
+    python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
 
 Generates the events once per size (Parquet, in .spark_state/bench), then times each case
 several times, interleaved, and prints the median of each and its ratio to window_aggregate's
@@ -27,6 +28,10 @@ with their ingestion times), and prints the medians (the model's execution time 
 it, and the whole dbt invocation) and their ratio. With --session as well, the session model
 models/bench/bench_sessions_incremental.sql (gap 2 minutes) over events whose keys are drawn at
 random, so each key's events arrive as a random stream (about 4 events a session).
+
+With --csv: generates the events of each size as above (the Parquet files and the NEXMark rows)
+and writes a CSV copy of each table, for scripts/bench_flink.py, which times the same cases in
+Apache Flink (whose Python package reads CSV but not Parquet); times nothing.
 """
 
 from __future__ import annotations
@@ -258,6 +263,25 @@ def events_path(args, events: int) -> Path:
     return args.state_dir / f"events_{events}_{args.keys}_{args.days}_u.parquet"
 
 
+def csv_dir(args, events: int) -> Path:
+    """Where --csv writes its copies (scripts/bench_flink.py reads them there)."""
+    return args.state_dir / "csv" / f"events_{events}_{args.keys}_{args.days}"
+
+
+def write_csv_copies(spark, args, events: int, view: str) -> Path:
+    """The events and the person, auction and bid rows of `view` as CSV, one file per table
+    (a directory holding one part file), without a header, sorted by event time (a streaming
+    source with a watermark that follows the event time then sees no late row), timestamps in
+    UTC with microseconds ('2024-01-01 00:00:00.123456'), NULL as an empty field."""
+    target = csv_dir(args, events)
+    for table, time_col in (("events", "ts"), ("person", "date_time"), ("auction", "date_time"), ("bid", "date_time")):
+        relation = spark.table(view if table == "events" else f"{view}_{table}")
+        relation.repartition(1).sortWithinPartitions(time_col).write.mode("overwrite").option(
+            "timestampFormat", "yyyy-MM-dd HH:mm:ss.SSSSSS"
+        ).csv(str(target / table))
+    return target
+
+
 def report(args, events, names, timings, medians) -> None:
     base = medians.get("wa_tumble_1m")
     print(
@@ -428,6 +452,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--dbt", action="store_true", help="build each case as a dbt table model instead of writing to noop"
     )
+    parser.add_argument(
+        "--csv", action="store_true", help="write CSV copies of the events for scripts/bench_flink.py; time nothing"
+    )
     args = parser.parse_args(argv)
     if args.incremental:
         args.state_dir.mkdir(parents=True, exist_ok=True)
@@ -446,6 +473,13 @@ def main(argv=None) -> int:
         return dbt_models(args, renderer, names)
     spark = spark_session(args)
     spark.sparkContext.setLogLevel("ERROR")
+    if args.csv:
+        for events in args.events:
+            print(
+                f"CSV copies of {events:,} events: {write_csv_copies(spark, args, events, generate(spark, args, events))}"
+            )
+        spark.stop()
+        return 0
     medians_by_size = {}
     for events in args.events:
         queries = cases(renderer, generate(spark, args, events))
