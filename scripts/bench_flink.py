@@ -9,7 +9,7 @@ the same generated events (the CSV copies `scripts/bench.py --csv` writes of the
 
 Each case is one Flink SQL query (window table-valued functions TUMBLE, HOP, CUMULATE and
 SESSION, grouped by window_start and window_end as Flink's window aggregation; the NEXMark-shaped
-queries as Flink's own NEXMark suite writes them) whose result is written, through
+queries as bench.py's, with window joins) whose result is written, through
 `CREATE TABLE ... AS SELECT`, to the `blackhole` connector (Flink's counterpart of Spark's
 `noop`: every row is computed, nothing is kept) and to the `filesystem` connector as CSV (a
 table on disk, as a dbt table model writes one). One warm-up run per case, mode and sink, then
