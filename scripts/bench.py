@@ -6,6 +6,7 @@
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
+    python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
 
 Generates the events once per size (Parquet, in .spark_state/bench), then times each case
 several times, interleaved, and prints the median of each and its ratio to window_aggregate's
@@ -27,6 +28,10 @@ with their ingestion times), and prints the medians (the model's execution time 
 it, and the whole dbt invocation) and their ratio. With --session as well, the session model
 models/bench/bench_sessions_incremental.sql (gap 2 minutes) over events whose keys are drawn at
 random, so each key's events arrive as a random stream (about 4 events a session).
+
+With --csv: generates the events of each size as above (the Parquet files and the NEXMark rows)
+and writes a CSV copy of each table, for scripts/bench_flink.py, which times the same cases in
+Apache Flink (whose Python package reads CSV but not Parquet); times nothing.
 """
 
 from __future__ import annotations
@@ -80,13 +85,15 @@ RATIOS = [
 ]
 
 
-# the macros check their relation argument: SQL that reads `{source}` is rendered over this
-# table name, then given the placeholder
-SOURCE = "bench_source"
+# the macros take a table name or a query as their relation, not the {source} the runs fill in:
+# the cases are rendered over this name, which then becomes {source} again
+PLACEHOLDER = "bench_source"
 
 
-def over_source(sql: str) -> str:
-    return sql.replace(SOURCE, "{source}")
+def render(renderer: MacroRenderer, macro: str, relation: str, *arguments) -> str:
+    """A macro call over `relation` ('{source}', '{source}_bid', ...), {source} left to fill in."""
+    sql = renderer.call(macro, relation.replace("{source}", PLACEHOLDER), *arguments)
+    return sql.replace(PLACEHOLDER, "{source}")
 
 
 def wa_case(window, aggregates) -> dict:
@@ -96,7 +103,7 @@ def wa_case(window, aggregates) -> dict:
 def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
     """Each case: a window_aggregate call, or {'sql': query reading {source}} for the plans it is
     compared with (Spark's own window functions, the table-valued macro and GROUP BY)."""
-    tvf_hop = over_source(renderer.call("hop", SOURCE, "ts", HOP["slide"], HOP["size"]))
+    tvf_hop = render(renderer, "hop", "{source}", "ts", HOP["slide"], HOP["size"])
     return {
         "wa_tumble_1m": wa_case(TUMBLE, AGGREGATES),
         "wa_hop_1h_1m": wa_case(HOP, AGGREGATES),
@@ -148,19 +155,16 @@ def nexmark_specs(renderer: MacroRenderer) -> dict[str, dict]:
     with the macros (event time: date_time)."""
 
     def wa(relation, window, group_by, aggregates):
-        return over_source(renderer.call("window_aggregate", relation, "date_time", window, group_by, aggregates))
-
-    def tumble(relation):
-        return over_source(renderer.call("tumble", relation, "date_time", "10 seconds"))
+        return render(renderer, "window_aggregate", relation, "date_time", window, group_by, aggregates)
 
     hot = wa(
-        f"{SOURCE}_bid", {"type": "hop", "slide": "2 seconds", "size": "10 seconds"}, ["auction"], {"bids": "count(*)"}
+        "{source}_bid", {"type": "hop", "slide": "2 seconds", "size": "10 seconds"}, ["auction"], {"bids": "count(*)"}
     )
-    highest = wa(f"{SOURCE}_bid", {"type": "tumble", "size": "10 seconds"}, [], {"top_price": "max(price)"})
-    bids_tumbled = tumble(f"{SOURCE}_bid")
-    people = tumble(f"{SOURCE}_person")
-    auctions = tumble(f"{SOURCE}_auction")
-    sessions = wa(f"{SOURCE}_bid", {"type": "session", "gap": "10 seconds"}, ["bidder"], {"bids": "count(*)"})
+    highest = wa("{source}_bid", {"type": "tumble", "size": "10 seconds"}, [], {"top_price": "max(price)"})
+    bids_tumbled = render(renderer, "tumble", "{source}_bid", "date_time", "10 seconds")
+    people = render(renderer, "tumble", "{source}_person", "date_time", "10 seconds")
+    auctions = render(renderer, "tumble", "{source}_auction", "date_time", "10 seconds")
+    sessions = wa("{source}_bid", {"type": "session", "gap": "10 seconds"}, ["bidder"], {"bids": "count(*)"})
     return {
         # q5 hot items: the auctions with the most bids per hopping window
         "nexmark_q5_hot_items": {
@@ -273,6 +277,25 @@ def generate(spark, args, events: int) -> str:
 
 def events_path(args, events: int) -> Path:
     return args.state_dir / f"events_{events}_{args.keys}_{args.days}_u.parquet"
+
+
+def csv_dir(args, events: int) -> Path:
+    """Where --csv writes its copies (scripts/bench_flink.py reads them there)."""
+    return args.state_dir / "csv" / f"events_{events}_{args.keys}_{args.days}"
+
+
+def write_csv_copies(spark, args, events: int, view: str) -> Path:
+    """The events and the person, auction and bid rows of `view` as CSV, one file per table
+    (a directory holding one part file), without a header, sorted by event time (a streaming
+    source with a watermark that follows the event time then sees no late row), timestamps in
+    UTC with microseconds ('2024-01-01 00:00:00.123456'), NULL as an empty field."""
+    target = csv_dir(args, events)
+    for table, time_col in (("events", "ts"), ("person", "date_time"), ("auction", "date_time"), ("bid", "date_time")):
+        relation = spark.table(view if table == "events" else f"{view}_{table}")
+        relation.repartition(1).sortWithinPartitions(time_col).write.mode("overwrite").option(
+            "timestampFormat", "yyyy-MM-dd HH:mm:ss.SSSSSS"
+        ).csv(str(target / table))
+    return target
 
 
 def report(args, events, names, timings, medians) -> None:
@@ -445,6 +468,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--dbt", action="store_true", help="build each case as a dbt table model instead of writing to noop"
     )
+    parser.add_argument(
+        "--csv", action="store_true", help="write CSV copies of the events for scripts/bench_flink.py; time nothing"
+    )
     args = parser.parse_args(argv)
     if args.incremental:
         args.state_dir.mkdir(parents=True, exist_ok=True)
@@ -463,6 +489,13 @@ def main(argv=None) -> int:
         return dbt_models(args, renderer, names)
     spark = spark_session(args)
     spark.sparkContext.setLogLevel("ERROR")
+    if args.csv:
+        for events in args.events:
+            print(
+                f"CSV copies of {events:,} events: {write_csv_copies(spark, args, events, generate(spark, args, events))}"
+            )
+        spark.stop()
+        return 0
     medians_by_size = {}
     for events in args.events:
         queries = cases(renderer, generate(spark, args, events))
