@@ -298,11 +298,15 @@ def write_csv_copies(spark, args, events: int, view: str) -> Path:
     return target
 
 
-def report(args, events, names, timings, medians) -> None:
+def report(spark, args, events, names, timings, medians) -> None:
+    """The timings as a markdown table, after the settings of the Spark session that ran them
+    (bench.py's own, or with --dbt the session of dbt's local target)."""
     base = medians.get("wa_tumble_1m")
+    conf = spark.sparkContext.getConf()
     print(
-        f"\n{events:,} events, {args.keys:,} keys, {args.days} day(s); local[{args.cores}], "
-        f"{args.shuffle_partitions} shuffle partitions, driver memory {args.driver_memory}; "
+        f"\n{events:,} events, {args.keys:,} keys, {args.days} day(s); {spark.sparkContext.master}, "
+        f"{spark.conf.get('spark.sql.shuffle.partitions')} shuffle partitions, "
+        f"driver memory {conf.get('spark.driver.memory', 'default')}; "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus; "
         f"median of {args.runs} runs after one warm-up"
     )
@@ -368,7 +372,7 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
                 timings[name].append(timed(name))
         medians = {name: statistics.median(values) for name, values in timings.items()}
         print("\ndbt table models (models/bench/bench_window_case.sql), execution time as dbt reports it:")
-        report(args, events, names, timings, medians)
+        report(spark, args, events, names, timings, medians)
     spark.stop()
     return 0
 
@@ -507,7 +511,7 @@ def main(argv=None) -> int:
                 timings[name].append(time_query(spark, queries[name]))
         medians = {name: statistics.median(values) for name, values in timings.items()}
         medians_by_size[events] = medians
-        report(args, events, names, timings, medians)
+        report(spark, args, events, names, timings, medians)
     if len(args.events) > 1:
         first = args.events[0]
         print(f"\ngrowth from {first:,} events (median / median at {first:,})")
