@@ -51,6 +51,7 @@
 __sw_new as (
     {%- if plan.get('batch_view') %}
     select * from {{ plan.batch_view }}
+    where {{ cfg.ingestion_col }} <= {{ spark_windows._sw_us_literal(plan.until_us) }}
     {%- else %}
     {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
     {%- endif %}
@@ -97,10 +98,14 @@ __sw_accepted as (
 ),
 
 __sw_touched as (
+    {%- if plan.get('touched_view') %}
+    select * from {{ plan.touched_view }}
+    {%- else %}
     select __sw_b.*
     from __sw_live as __sw_b
     left semi join __sw_accepted as __sw_a
         on {{ spark_windows._sw_incremental_touches(cfg) }}
+    {%- endif %}
 )
 {%- else %},
 
@@ -122,27 +127,37 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {%- endmacro %}
 
 
-{#- The steps of a session run read the batch's rows and the candidate sessions several times
-    (each CTE reference is a scan of the input's files): both are cached once, as temporary
-    views of this connection, and `plan` names them. Dropped by _sw_incremental_session_uncache. -#}
+{#- The steps of a session run read the batch's rows, the candidate sessions and the touched
+    sessions several times (each CTE reference is a scan of its input): each is cached once, as a
+    temporary view of this connection, and `plan` names them. The batch is cached before the
+    summary scan reads it (_sw_incremental_session_cache_batch); the candidate and touched
+    sessions once the table exists. Dropped by _sw_incremental_session_uncache. -#}
+{% macro _sw_incremental_session_cache_batch(cfg, model_sql, target, state) %}
+    {%- set view = '__sw_batch_' ~ target.identifier -%}
+    {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n'
+        ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us)) -%}
+    {%- do run_query('cache table ' ~ view) -%}
+    {{ return(view) }}
+{% endmacro %}
+
+
 {% macro _sw_incremental_session_cache(cfg, model_sql, target, plan) %}
-    {%- set views = {'batch_view': '__sw_batch_' ~ target.identifier} -%}
-    {%- do run_query('create or replace temporary view ' ~ views.batch_view ~ ' as\n'
-        ~ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us)) -%}
-    {%- if plan.target_exists -%}
-        {%- do views.update({'candidates_view': '__sw_candidates_' ~ target.identifier}) -%}
-        {%- do run_query('create or replace temporary view ' ~ views.candidates_view ~ ' as\n'
-            ~ spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan)) -%}
-    {%- endif -%}
-    {%- for view in views.values() -%}
+    {%- for name, step in [('candidates', none), ('touched', '__sw_touched')] -%}
+        {%- set view = '__sw_' ~ name ~ '_' ~ target.identifier -%}
+        {%- if step is none -%}
+            {%- set view_sql = spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan) -%}
+        {%- else -%}
+            {%- set view_sql = 'with ' ~ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) ~ '\n\nselect * from ' ~ step -%}
+        {%- endif -%}
+        {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ view_sql) -%}
         {%- do run_query('cache table ' ~ view) -%}
+        {%- do plan.update({name ~ '_view': view}) -%}
     {%- endfor -%}
-    {%- do plan.update(views) -%}
 {% endmacro %}
 
 
 {% macro _sw_incremental_session_uncache(plan) %}
-    {%- for key in ['batch_view', 'candidates_view'] if plan.get(key) -%}
+    {%- for key in ['batch_view', 'candidates_view', 'touched_view'] if plan.get(key) -%}
         {%- do run_query('drop view if exists ' ~ plan[key]) -%}
     {%- endfor -%}
 {% endmacro %}

@@ -429,7 +429,10 @@ def session_plan(renderer, moment, touch, **changes):
     cfg = renderer.call("_sw_incremental_config", Config({**SESSION, **changes}))
     renderer.touch_answer = touch
     renderer.queries.clear()
-    return cfg, renderer.call("_sw_incremental_plan", cfg, dict(STATES[moment]), SUMMARY, SESSION_SQL, Target())
+    state = dict(STATES[moment])
+    # as the materialization does: the batch is cached before the summary scan reads it
+    batch_view = renderer.call("_sw_incremental_session_cache_batch", cfg, SESSION_SQL, Target(), state)
+    return cfg, renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, SESSION_SQL, Target(), batch_view)
 
 
 def test_session_config_reads_the_gap(session_renderer):
@@ -445,15 +448,21 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     span = [SUMMARY["min_update_us"] - 30 * MINUTE, SUMMARY["max_update_us"] + 10 * MINUTE] if touched else [None, None]
     cfg, plan = session_plan(renderer, moment, [1, touched, *span], emit_policy=policy)
     later = moment == "later run"
-    # the batch's rows (and, once the table exists, the sessions they can touch) are cached
-    # once; the touch query runs only once the table exists
-    views = ["__sw_batch_sensor_vehicles"] + (["__sw_candidates_sensor_vehicles"] if later else [])
+    # the batch's rows (and, once the table exists, the sessions they can touch and those they
+    # touch) are cached once; the touch query runs only once the table exists
+    views = ["__sw_batch_sensor_vehicles"] + (
+        ["__sw_candidates_sensor_vehicles", "__sw_touched_sensor_vehicles"] if later else []
+    )
     assert [sql for sql in renderer.queries if sql.startswith("cache table")] == [f"cache table {v}" for v in views]
     touch = [sql for sql in renderer.queries if sql.startswith("with")]
     assert len(touch) == (1 if later else 0)
     for sql in touch + [sql.split(" as\n", 1)[1] for sql in renderer.queries if sql.startswith("create or replace")]:
         parse(sql)
     assert plan["batch_view"] == views[0] and plan.get("candidates_view") == (views[1] if later else None)
+    assert plan.get("touched_view") == (views[2] if later else None)
+    summary = renderer.call("_sw_incremental_summary_sql", cfg, SESSION_SQL, STATES[moment], plan["batch_view"])
+    assert "from __sw_batch_sensor_vehicles as __sw_new" in summary
+    parse(summary)
     assert plan["late_rows"] == SUMMARY["late_rows"] + (1 if later else 0)
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)
@@ -464,8 +473,10 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
         "__sw_fresh_window",
         "window_partition",
     ]
-    # rows of touched sessions are read again, within literal bounds, without the late ones
+    # rows of touched sessions are read again, within literal bounds, without the late ones;
+    # the touched sessions themselves come from their cache
     assert ("from late_t" in pending_text) == (later and touched > 0)
+    assert ("select * from __sw_touched_sensor_vehicles" in pending_text) == later
     late = parse(renderer.call("_sw_incremental_session_late_sql", cfg, SESSION_SQL, Target(), plan))
     assert "missed_windows" in [column.alias_or_name for column in late.selects]
     changelog = parse(renderer.call("_sw_incremental_session_changelog_sql", cfg, "spark_windows.pending", plan))
