@@ -68,6 +68,7 @@
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
         {%- if cfg.session -%}
+            {%- do spark_windows._sw_incremental_session_cache_fresh(cfg, sql, target, tables.late, plan) -%}
             {%- set pending_sql = spark_windows._sw_incremental_session_pending_sql(cfg, sql, target, tables.late, plan) -%}
             {%- set late_sql = spark_windows._sw_incremental_session_late_sql(cfg, sql, target, plan) -%}
         {%- else -%}
