@@ -51,6 +51,7 @@
 __sw_new as (
     {%- if plan.get('batch_view') %}
     select * from {{ plan.batch_view }}
+    where {{ cfg.ingestion_col }} <= {{ spark_windows._sw_us_literal(plan.until_us) }}
     {%- else %}
     {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
     {%- endif %}
@@ -97,10 +98,14 @@ __sw_accepted as (
 ),
 
 __sw_touched as (
+    {%- if plan.get('touched_view') %}
+    select * from {{ plan.touched_view }}
+    {%- else %}
     select __sw_b.*
     from __sw_live as __sw_b
     left semi join __sw_accepted as __sw_a
         on {{ spark_windows._sw_incremental_touches(cfg) }}
+    {%- endif %}
 )
 {%- else %},
 
@@ -122,27 +127,68 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {%- endmacro %}
 
 
-{#- The steps of a session run read the batch's rows and the candidate sessions several times
-    (each CTE reference is a scan of the input's files): both are cached once, as temporary
-    views of this connection, and `plan` names them. Dropped by _sw_incremental_session_uncache. -#}
-{% macro _sw_incremental_session_cache(cfg, model_sql, target, plan) %}
-    {%- set views = {'batch_view': '__sw_batch_' ~ target.identifier} -%}
-    {%- do run_query('create or replace temporary view ' ~ views.batch_view ~ ' as\n'
-        ~ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us)) -%}
-    {%- if plan.target_exists -%}
-        {%- do views.update({'candidates_view': '__sw_candidates_' ~ target.identifier}) -%}
-        {%- do run_query('create or replace temporary view ' ~ views.candidates_view ~ ' as\n'
-            ~ spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan)) -%}
-    {%- endif -%}
-    {%- for view in views.values() -%}
-        {%- do run_query('cache table ' ~ view) -%}
+{#- `sql`, a query of this file's form (`with __sw_x as (` ... a line `),` ... `__sw_y as (` ...
+    a line `)`, a blank line, the final select), as the same query without a WITH clause: each
+    `from __sw_x` or `join __sw_x` of a later CTE or of the final select becomes the CTE's body
+    as a subquery. Spark 4.1 does not find a cached view defined with a WITH clause inside a
+    query that has one (every step of a run does), so the views a run caches are written without. -#}
+{% macro _sw_incremental_inline_ctes(sql) %}
+    {%- set re = modules.re -%}
+    {%- set ctes = re.findall('(?ms)^(?:with )?(__sw_\\w+) as \\(\\n(.*?)\\n\\)(?=,\\n\\n|\\n\\n)', sql) -%}
+    {%- set bodies = {} -%}
+    {%- for name, body in ctes -%}
+        {%- do bodies.update({name: spark_windows._sw_incremental_inline_refs(body, bodies)}) -%}
     {%- endfor -%}
-    {%- do plan.update(views) -%}
+    {{ return(spark_windows._sw_incremental_inline_refs(sql.rsplit('\n)\n\n', 1)[1], bodies)) }}
+{% endmacro %}
+
+
+{#- `text` with each `from <name>` / `join <name>` of a name in `bodies` replaced by its body as a
+    subquery, aliased as the name unless an alias follows. -#}
+{% macro _sw_incremental_inline_refs(text, bodies) %}
+    {%- set re = modules.re -%}
+    {%- set ns = namespace(text=text) -%}
+    {%- for name, body in bodies.items() -%}
+        {%- set reference = '\\b(from|join)(\\s+)' ~ name ~ '\\b' -%}
+        {%- set ns.text = re.sub(reference ~ '(?!\\s+as\\b)', '\\1\\2' ~ name ~ ' as ' ~ name, ns.text) -%}
+        {%- set ns.text = re.sub(reference, '\\1\\2(\n' ~ body | replace('\\', '\\\\') ~ '\n)', ns.text) -%}
+    {%- endfor -%}
+    {{ return(ns.text) }}
+{% endmacro %}
+
+
+{#- The steps of a session run read the batch's rows, the candidate sessions and the touched
+    sessions several times (each CTE reference is a scan of its input): each is cached once, as a
+    temporary view of this connection, and `plan` names them. The batch is cached before the
+    summary scan reads it (_sw_incremental_session_cache_batch); the candidate and touched
+    sessions once the table exists. Dropped by _sw_incremental_session_uncache. -#}
+{% macro _sw_incremental_session_cache_batch(cfg, model_sql, target, state) %}
+    {%- set view = '__sw_batch_' ~ target.identifier -%}
+    {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n'
+        ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us)) -%}
+    {%- do run_query('cache table ' ~ view) -%}
+    {{ return(view) }}
+{% endmacro %}
+
+
+{% macro _sw_incremental_session_cache(cfg, model_sql, target, plan) %}
+    {%- for name, step in [('candidates', none), ('touched', '__sw_touched')] -%}
+        {%- set view = '__sw_' ~ name ~ '_' ~ target.identifier -%}
+        {%- if step is none -%}
+            {%- set view_sql = spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan) -%}
+        {%- else -%}
+            {%- set view_sql = spark_windows._sw_incremental_inline_ctes(
+                'with ' ~ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) ~ '\n\nselect * from ' ~ step) -%}
+        {%- endif -%}
+        {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ view_sql) -%}
+        {%- do run_query('cache table ' ~ view) -%}
+        {%- do plan.update({name ~ '_view': view}) -%}
+    {%- endfor -%}
 {% endmacro %}
 
 
 {% macro _sw_incremental_session_uncache(plan) %}
-    {%- for key in ['batch_view', 'candidates_view'] if plan.get(key) -%}
+    {%- for key in ['batch_view', 'candidates_view', 'touched_view', 'fresh_view'] if plan.get(key) -%}
         {%- do run_query('drop view if exists ' ~ plan[key]) -%}
     {%- endfor -%}
 {% endmacro %}
@@ -170,21 +216,22 @@ from __sw_touched
 {%- endmacro %}
 
 
-{#- The next version of every partition the run rewrites, with a role per row:
-      fresh  the sessions of the accepted rows, recomputed with the rows of the sessions they
-             touch (read again from the input: ingested by earlier runs, within the touched
-             sessions, not kept as late);
-      kept   the other stored sessions of those partitions (is_final recomputed);
-      old    the stored image of every touched session (for the changelog; never applied);
-      drop   a partition whose every session moved into a merge: the rewrite removes it. -#}
-{% macro _sw_incremental_session_pending_sql(cfg, model_sql, target, late_table, plan) -%}
+{#- The CTEs of _sw_incremental_session_ctes followed by
+      __sw_scope     the accepted rows and, when the run touches stored sessions, their rows read
+                     again (ingested by earlier runs, within the touched sessions, not kept as late);
+      __sw_fresh     the sessions of those rows, recomputed with the batch `session` logic;
+    __sw_fresh reads plan.fresh_view instead once _sw_incremental_session_cache_fresh cached it. -#}
+{% macro _sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan) -%}
     {%- set keys = cfg.group_cols -%}
-    {%- set columns = spark_windows._sw_incremental_session_columns(cfg) -%}
-    {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
     {%- set gap_us = cfg.spec.gap_us -%}
-    {%- set firing = spark_windows._sw_incremental_firing_columns(cfg).split(', ') -%}
-with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
+{{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
+{%- if plan.get('fresh_view') %}
+
+__sw_fresh as (
+    select * from {{ plan.fresh_view }}
+)
+{%- else %}
 {%- if reread %}
 
 __sw_earlier as (
@@ -223,7 +270,40 @@ __sw_scope as (
 __sw_fresh as (
     select {{ spark_windows._sw_incremental_session_columns(cfg, '__sw_s') }}
     from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, {'type': 'session', 'gap': cfg.window.gap}, keys, cfg.aggregates) }} as __sw_s
-),
+)
+{%- endif %}
+{%- endmacro %}
+
+
+{#- The recomputed sessions are read by several parts of the staging query (the next version and
+    the partitions it empties): an incremental run caches them once, as a temporary view of this
+    connection that plan.fresh_view names (dropped by _sw_incremental_session_uncache). A first
+    run has nothing else to read and computes them inline. -#}
+{% macro _sw_incremental_session_cache_fresh(cfg, model_sql, target, late_table, plan) %}
+    {%- if plan.target_exists and plan.min_update_us is not none -%}
+        {%- set view = '__sw_fresh_' ~ target.identifier -%}
+        {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ spark_windows._sw_incremental_inline_ctes('with '
+            ~ spark_windows._sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan)
+            ~ '\n\nselect * from __sw_fresh')) -%}
+        {%- do run_query('cache table ' ~ view) -%}
+        {%- do plan.update({'fresh_view': view}) -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- The next version of every partition the run rewrites, with a role per row:
+      fresh  the sessions of the accepted rows, recomputed with the rows of the sessions they
+             touch (__sw_fresh of _sw_incremental_session_fresh_ctes);
+      kept   the other stored sessions of those partitions (is_final recomputed);
+      old    the stored image of every touched session (for the changelog; never applied);
+      drop   a partition whose every session moved into a merge: the rewrite removes it. -#}
+{% macro _sw_incremental_session_pending_sql(cfg, model_sql, target, late_table, plan) -%}
+    {%- set keys = cfg.group_cols -%}
+    {%- set columns = spark_windows._sw_incremental_session_columns(cfg) -%}
+    {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
+    {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
+    {%- set firing = spark_windows._sw_incremental_firing_columns(cfg).split(', ') -%}
+with {{ spark_windows._sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan) }},
 {%- if with_stored %}
 
 __sw_stored as (

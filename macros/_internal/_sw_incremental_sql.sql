@@ -39,9 +39,23 @@
 {%- endmacro %}
 
 
+{#- The rows a run has not processed yet: ingested after `after_us` (every row when none), and
+    the rows without an ingestion time, which the summary counts to refuse them. -#}
+{% macro _sw_incremental_new_sql(cfg, model_sql, after_us) -%}
+select *
+from (
+    {{ model_sql }}
+) as __sw_input
+{%- if after_us is not none %}
+where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }} or {{ cfg.ingestion_col }} is null
+{%- endif %}
+{%- endmacro %}
+
+
 {#- One scan of the new rows: how many, the newest ingestion and event times, how many are
-    late, and the event-time range of the rows that update windows. -#}
-{% macro _sw_incremental_summary_sql(cfg, model_sql, state) -%}
+    late, and the event-time range of the rows that update windows. `batch_view`: a view of
+    _sw_incremental_new_sql to read instead of the model's SQL (sessions cache it). -#}
+{% macro _sw_incremental_summary_sql(cfg, model_sql, state, batch_view=none) -%}
     {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us) -%}
     {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
 select
@@ -52,15 +66,7 @@ select
     count_if({{ late }}) as late_rows,
     min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
     max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
-from (
-    select *
-    from (
-        {{ model_sql }}
-    ) as __sw_input
-    {%- if state.ingestion_us is not none %}
-    where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(state.ingestion_us) }} or {{ cfg.ingestion_col }} is null
-    {%- endif %}
-) as __sw_new
+from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us) | indent(4) ~ '\n)' }} as __sw_new
 {%- endmacro %}
 
 

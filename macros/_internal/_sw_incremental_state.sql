@@ -101,8 +101,8 @@
 {#- Step 2 of a run: one scan of the new rows (_sw_incremental_summary_sql), its answer by name:
     {new_rows, rows_without_ingestion_time, max_ingestion_us, max_event_us, late_rows,
     min_update_us, max_update_us}; the times none when no row has one. -#}
-{% macro _sw_incremental_summary(cfg, model_sql, state) %}
-    {%- set row = run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state)).rows[0] -%}
+{% macro _sw_incremental_summary(cfg, model_sql, state, batch_view=none) %}
+    {%- set row = run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state, batch_view)).rows[0] -%}
     {%- set summary = {} -%}
     {%- for name in ['new_rows', 'rows_without_ingestion_time', 'max_ingestion_us', 'max_event_us', 'late_rows', 'min_update_us', 'max_update_us'] -%}
         {%- do summary.update({name: none if row[loop.index0] is none else row[loop.index0] | int}) -%}
@@ -114,8 +114,9 @@
 {#- The times and ranges of this run, from the last commit and the scan of the new rows.
     `rewrite`: the run stages a next version (also when it only has late rows to write: the
     staging table marks the attempt, so a crashed one is found and its rows dropped).
-    For sessions, the plan also runs the touch query (_sw_incremental_session_touch_sql). -#}
-{% macro _sw_incremental_plan(cfg, state, summary, model_sql, target) %}
+    For sessions, the plan also caches the candidate and touched sessions and runs the touch
+    query (_sw_incremental_session_touch_sql); `batch_view` is the cached batch. -#}
+{% macro _sw_incremental_plan(cfg, state, summary, model_sql, target, batch_view=none) %}
     {%- set events = [state.event_us, summary.max_event_us] | reject('none') | list -%}
     {%- set max_event_us = events | max if events else none -%}
     {%- set watermark_us = none if max_event_us is none else max_event_us - cfg.delay_us -%}
@@ -140,8 +141,8 @@
     {%- if cfg.session -%}
         {#- partitions hold session ends: the touched sessions end in [min new time, their
             largest end], the recomputed ones by max(that, max new time + gap) -#}
-        {%- do plan.update({'touched_sessions': 0, 'touched_min_start_us': none, 'touched_max_end_us': none}) -%}
-        {%- if fresh -%}
+        {%- do plan.update({'touched_sessions': 0, 'touched_min_start_us': none, 'touched_max_end_us': none, 'batch_view': batch_view}) -%}
+        {%- if fresh and target_exists -%}
             {%- do spark_windows._sw_incremental_session_cache(cfg, model_sql, target, plan) -%}
         {%- endif -%}
         {%- if fresh and target_exists -%}

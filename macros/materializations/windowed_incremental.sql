@@ -46,10 +46,12 @@
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
     {%- endif -%}
 
-    {#- 2. One scan of the new rows. -#}
-    {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state) -%}
+    {#- 2. One scan of the new rows (sessions read them again: they are cached first). -#}
+    {%- set batch_view = spark_windows._sw_incremental_session_cache_batch(cfg, sql, target, state) if cfg.session else none -%}
+    {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, batch_view) -%}
     {%- set new_rows = summary.new_rows -%}
     {%- if summary.rows_without_ingestion_time > 0 -%}
+        {%- do spark_windows._sw_incremental_session_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ summary.rows_without_ingestion_time ~ " rows of " ~ this ~ "'s input have a NULL "
             ~ cfg.ingestion_col ~ " (ingestion_time_col); every row needs its arrival time to be told apart from the rows already processed. "
@@ -62,10 +64,11 @@
             select count(*) as committed_runs from {{ tables.state }}
         {%- endcall -%}
     {%- else -%}
-        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, sql, target) -%}
+        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, sql, target, batch_view) -%}
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
         {%- if cfg.session -%}
+            {%- do spark_windows._sw_incremental_session_cache_fresh(cfg, sql, target, tables.late, plan) -%}
             {%- set pending_sql = spark_windows._sw_incremental_session_pending_sql(cfg, sql, target, tables.late, plan) -%}
             {%- set late_sql = spark_windows._sw_incremental_session_late_sql(cfg, sql, target, plan) -%}
         {%- else -%}
@@ -139,8 +142,8 @@
         {%- endif -%}
     {%- endif -%}
 
-    {%- if plan is defined and cfg.session -%}
-        {%- do spark_windows._sw_incremental_session_uncache(plan) -%}
+    {%- if cfg.session -%}
+        {%- do spark_windows._sw_incremental_session_uncache(plan if plan is defined else {'batch_view': batch_view}) -%}
     {%- endif -%}
 
     {#- Every table the model keeps exists from its first run on (the changelog with emit='changelog'). -#}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 import sqlglot
@@ -429,7 +430,10 @@ def session_plan(renderer, moment, touch, **changes):
     cfg = renderer.call("_sw_incremental_config", Config({**SESSION, **changes}))
     renderer.touch_answer = touch
     renderer.queries.clear()
-    return cfg, renderer.call("_sw_incremental_plan", cfg, dict(STATES[moment]), SUMMARY, SESSION_SQL, Target())
+    state = dict(STATES[moment])
+    # as the materialization does: the batch is cached before the summary scan reads it
+    batch_view = renderer.call("_sw_incremental_session_cache_batch", cfg, SESSION_SQL, Target(), state)
+    return cfg, renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, SESSION_SQL, Target(), batch_view)
 
 
 def test_session_config_reads_the_gap(session_renderer):
@@ -445,18 +449,39 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     span = [SUMMARY["min_update_us"] - 30 * MINUTE, SUMMARY["max_update_us"] + 10 * MINUTE] if touched else [None, None]
     cfg, plan = session_plan(renderer, moment, [1, touched, *span], emit_policy=policy)
     later = moment == "later run"
-    # the batch's rows (and, once the table exists, the sessions they can touch) are cached
-    # once; the touch query runs only once the table exists
-    views = ["__sw_batch_sensor_vehicles"] + (["__sw_candidates_sensor_vehicles"] if later else [])
+    # the batch's rows (and, once the table exists, the sessions they can touch and those they
+    # touch) are cached once; the touch query runs only once the table exists
+    views = ["__sw_batch_sensor_vehicles"] + (
+        ["__sw_candidates_sensor_vehicles", "__sw_touched_sensor_vehicles"] if later else []
+    )
     assert [sql for sql in renderer.queries if sql.startswith("cache table")] == [f"cache table {v}" for v in views]
     touch = [sql for sql in renderer.queries if sql.startswith("with")]
     assert len(touch) == (1 if later else 0)
-    for sql in touch + [sql.split(" as\n", 1)[1] for sql in renderer.queries if sql.startswith("create or replace")]:
+    views_sql = [sql.split(" as\n", 1)[1] for sql in renderer.queries if sql.startswith("create or replace")]
+    for sql in touch + views_sql:
         parse(sql)
+    # Spark does not find a cached view defined with a WITH clause from a query with one
+    assert not [sql for sql in views_sql if re.search(r"(?im)^\s*with\b|^__sw_\w+ as \(", sql)]
     assert plan["batch_view"] == views[0] and plan.get("candidates_view") == (views[1] if later else None)
+    assert plan.get("touched_view") == (views[2] if later else None)
+    summary = renderer.call("_sw_incremental_summary_sql", cfg, SESSION_SQL, STATES[moment], plan["batch_view"])
+    assert "from __sw_batch_sensor_vehicles as __sw_new" in summary
+    parse(summary)
     assert plan["late_rows"] == SUMMARY["late_rows"] + (1 if later else 0)
+    renderer.queries.clear()
+    renderer.call("_sw_incremental_session_cache_fresh", cfg, SESSION_SQL, Target(), "late_t", plan)
+    # an incremental run caches the recomputed sessions; a first run computes them inline
+    fresh = [sql for sql in renderer.queries if sql.startswith("create or replace")]
+    assert [sql for sql in renderer.queries if sql.startswith("cache table")] == (
+        ["cache table __sw_fresh_sensor_vehicles"] if later else []
+    )
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)
+    assert ("select * from __sw_fresh_sensor_vehicles" in pending_text) == later
+    # the rows of touched sessions are read again (in the cached view of an incremental run)
+    recompute = fresh[0].split(" as\n", 1)[1] if later else pending_text
+    parse(recompute)
+    assert not later or not re.search(r"(?im)^\s*with\b|^__sw_\w+ as \(", recompute)
     assert [column.alias_or_name for column in pending.selects][-(4 + len(firing_columns(policy))) :] == [
         "is_final",
         *firing_columns(policy),
@@ -464,8 +489,10 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
         "__sw_fresh_window",
         "window_partition",
     ]
-    # rows of touched sessions are read again, within literal bounds, without the late ones
-    assert ("from late_t" in pending_text) == (later and touched > 0)
+    # rows of touched sessions are read again, within literal bounds, without the late ones;
+    # the touched sessions themselves come from their cache
+    assert ("from late_t" in recompute) == (later and touched > 0)
+    assert ("select * from __sw_touched_sensor_vehicles" in pending_text) == later
     late = parse(renderer.call("_sw_incremental_session_late_sql", cfg, SESSION_SQL, Target(), plan))
     assert "missed_windows" in [column.alias_or_name for column in late.selects]
     changelog = parse(renderer.call("_sw_incremental_session_changelog_sql", cfg, "spark_windows.pending", plan))
@@ -532,3 +559,20 @@ def test_a_session_model_whose_gap_changed_is_refused_naming_the_window(incremen
     )
     assert message.startswith("windowed_incremental: window (was ") and "'30 minutes'" in message
     assert "--full-refresh" in message
+
+
+def test_inline_ctes_writes_each_reference_as_a_subquery():
+    """The views a session run caches are written without WITH (_sw_incremental_inline_ctes)."""
+    sql = (
+        "with __sw_a as (\n    select x from t\n),\n\n"
+        "__sw_ab as (\n    select x from __sw_a where x > 1\n),\n\n"
+        "__sw_b as (\n    select l.x from __sw_ab as l\n    left semi join __sw_a on l.x = __sw_a.x\n)\n\n"
+        "select * from __sw_b"
+    )
+    inlined = MacroRenderer().call("_sw_incremental_inline_ctes", sql)
+    a = "(\n    select x from t\n)"
+    ab = f"(\n    select x from {a} as __sw_a where x > 1\n)"
+    assert inlined == (
+        f"select * from (\n    select l.x from {ab} as l\n    left semi join {a} as __sw_a on l.x = __sw_a.x\n) as __sw_b"
+    )
+    parse(inlined)
