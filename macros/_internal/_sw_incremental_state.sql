@@ -144,8 +144,6 @@
         {%- do plan.update({'touched_sessions': 0, 'touched_min_start_us': none, 'touched_max_end_us': none, 'batch_view': batch_view}) -%}
         {%- if fresh and target_exists -%}
             {%- do spark_windows._sw_incremental_session_cache(cfg, model_sql, target, plan) -%}
-        {%- endif -%}
-        {%- if fresh and target_exists -%}
             {%- set touch = run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, plan)).rows[0] -%}
             {%- do plan.update({
                 'late_rows': plan.late_rows + touch[0] | int,
