@@ -163,9 +163,16 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
     summary scan reads it (_sw_incremental_session_cache_batch); the candidate and touched
     sessions once the table exists. Dropped by _sw_incremental_session_uncache. -#}
 {% macro _sw_incremental_session_cache_batch(cfg, model_sql, target, state) %}
-    {%- set view = '__sw_batch_' ~ target.identifier -%}
-    {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n'
-        ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us)) -%}
+    {{ return(spark_windows._sw_incremental_cache_view('batch', target,
+        spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us))) }}
+{% endmacro %}
+
+
+{#- Caches `sql` (a query without a WITH clause) as the temporary view `__sw_<name>_<model>` of
+    this connection, and returns the view's name. -#}
+{% macro _sw_incremental_cache_view(name, target, sql) %}
+    {%- set view = '__sw_' ~ name ~ '_' ~ target.identifier -%}
+    {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ sql) -%}
     {%- do run_query('cache table ' ~ view) -%}
     {{ return(view) }}
 {% endmacro %}
@@ -173,16 +180,13 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 
 {% macro _sw_incremental_session_cache(cfg, model_sql, target, plan) %}
     {%- for name, step in [('candidates', none), ('touched', '__sw_touched')] -%}
-        {%- set view = '__sw_' ~ name ~ '_' ~ target.identifier -%}
         {%- if step is none -%}
             {%- set view_sql = spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan) -%}
         {%- else -%}
             {%- set view_sql = spark_windows._sw_incremental_inline_ctes(
                 'with ' ~ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) ~ '\n\nselect * from ' ~ step) -%}
         {%- endif -%}
-        {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ view_sql) -%}
-        {%- do run_query('cache table ' ~ view) -%}
-        {%- do plan.update({name ~ '_view': view}) -%}
+        {%- do plan.update({name ~ '_view': spark_windows._sw_incremental_cache_view(name, target, view_sql)}) -%}
     {%- endfor -%}
 {% endmacro %}
 
@@ -281,12 +285,10 @@ __sw_fresh as (
     run has nothing else to read and computes them inline. -#}
 {% macro _sw_incremental_session_cache_fresh(cfg, model_sql, target, late_table, plan) %}
     {%- if plan.target_exists and plan.min_update_us is not none -%}
-        {%- set view = '__sw_fresh_' ~ target.identifier -%}
-        {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ spark_windows._sw_incremental_inline_ctes('with '
+        {%- set view_sql = spark_windows._sw_incremental_inline_ctes('with '
             ~ spark_windows._sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan)
-            ~ '\n\nselect * from __sw_fresh')) -%}
-        {%- do run_query('cache table ' ~ view) -%}
-        {%- do plan.update({'fresh_view': view}) -%}
+            ~ '\n\nselect * from __sw_fresh') -%}
+        {%- do plan.update({'fresh_view': spark_windows._sw_incremental_cache_view('fresh', target, view_sql)}) -%}
     {%- endif -%}
 {% endmacro %}
 
