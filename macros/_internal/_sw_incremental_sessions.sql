@@ -220,20 +220,95 @@ from __sw_touched
 {%- endmacro %}
 
 
+{#- [(name, aggregate, merge)] for each aggregate of a session model when every one can be merged
+    from the stored value of a session and the values of new rows: count(*) and count(expr) (a
+    sum of counts), sum(expr) (a sum of sums; NULL stays NULL when every part is), min(expr) and
+    max(expr). none when any other aggregate (avg, count(distinct ...), ...) needs the rows. -#}
+{% macro _sw_incremental_session_merges(cfg) %}
+    {%- set merge_of = {'count_star': 'sum', 'count': 'sum', 'sum': 'sum', 'min': 'min', 'max': 'max'} -%}
+    {%- set merges = [] -%}
+    {%- for agg in spark_windows._sw_parse_aggregates(cfg.aggregates, 'windowed_incremental', cfg.group_cols) -%}
+        {%- if agg.kind not in merge_of -%}
+            {{ return(none) }}
+        {%- endif -%}
+        {%- do merges.append((agg.name, agg.sql, merge_of[agg.kind])) -%}
+    {%- endfor -%}
+    {{ return(merges) }}
+{% endmacro %}
+
+
 {#- The CTEs of _sw_incremental_session_ctes followed by
       __sw_scope     the accepted rows and, when the run touches stored sessions, their rows read
                      again (ingested by earlier runs, within the touched sessions, not kept as late);
       __sw_fresh     the sessions of those rows, recomputed with the batch `session` logic;
+    or, when the run touches stored sessions and every aggregate merges
+    (_sw_incremental_session_merges), without reading their rows again:
+      __sw_elements  each touched session as the span [window_start, window_end) with its stored
+                     aggregates, and the accepted rows of each group and time as [t, t + gap)
+                     with theirs;
+      __sw_fresh     the spans that overlap or touch, joined (the batch `session` logic with a
+                     span per element: a session is the union of its rows' windows, so joining
+                     stored sessions with new rows' windows gives the sessions of all their
+                     rows), their aggregates merged.
     __sw_fresh reads plan.fresh_view instead once _sw_incremental_session_cache_fresh cached it. -#}
 {% macro _sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan) -%}
     {%- set keys = cfg.group_cols -%}
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
+    {%- set merges = spark_windows._sw_incremental_session_merges(cfg) -%}
     {%- set gap_us = cfg.spec.gap_us -%}
+    {%- set key_aliases = [] -%}
+    {%- for key in keys -%}
+        {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
+    {%- endfor -%}
+    {%- set partition_clause = ('partition by ' ~ key_aliases | join(', ')) if keys else '' -%}
 {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
 {%- if plan.get('fresh_view') %}
 
 __sw_fresh as (
     select * from {{ plan.fresh_view }}
+)
+{%- else %}
+{%- if reread and merges %}
+
+__sw_elements as (
+    select
+        struct({{ (keys + cfg.agg_names) | join(', ') }}) as __sw_row,
+    {%- for key in keys %}
+        {{ key }} as __sw_key_{{ loop.index }},
+    {%- endfor %}
+        unix_micros(window_start) as __sw_ts,
+        unix_micros(window_end) - unix_micros(window_start) as __sw_gap_us
+    from __sw_touched
+    union all
+    select
+        struct({{ (keys + cfg.agg_names) | join(', ') }}) as __sw_row,
+    {%- for key in keys %}
+        {{ key }} as __sw_key_{{ loop.index }},
+    {%- endfor %}
+        __sw_ts,
+        {{ gap_us }} as __sw_gap_us
+    from (
+        select
+            {%- for key in keys %}
+            {{ key }},
+            {%- endfor %}
+            {{ spark_windows._sw_ts_us(cfg.time_col) }} as __sw_ts
+            {%- for name, sql, merge in merges %},
+            {{ sql }} as {{ name }}
+            {%- endfor %}
+        from __sw_accepted
+        group by {{ (keys + [spark_windows._sw_ts_us(cfg.time_col)]) | join(', ') }}
+    ) as __sw_a
+),
+
+__sw_fresh as (
+    select
+        {{ (keys + ['window_start', 'window_end']) | join(', ') }}
+        {%- for name, sql, merge in merges %},
+        {{ merge }}({{ name }}) as {{ name }}
+        {%- endfor %}
+    from {{ spark_windows._sw_session_windows('select * from __sw_elements', key_aliases, partition_clause, none) | indent(4) }} as __sw_s
+    group by {{ (keys + ['window_start', 'window_end']) | join(', ') }}
 )
 {%- else %}
 {%- if reread %}
@@ -275,6 +350,7 @@ __sw_fresh as (
     select {{ spark_windows._sw_incremental_session_columns(cfg, '__sw_s') }}
     from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, {'type': 'session', 'gap': cfg.window.gap}, keys, cfg.aggregates) }} as __sw_s
 )
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 

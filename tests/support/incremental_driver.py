@@ -30,7 +30,7 @@ MODELS = {
 # the session windows of user clicks (models/incremental/user_sessions_incremental*.sql), likewise
 SESSION_MODELS = {
     "user_sessions_incremental": ["clicks", "revenue"],
-    "user_sessions_incremental_on_watermark": ["clicks", "revenue"],
+    "user_sessions_incremental_on_watermark": ["clicks", "revenue", "average_amount"],
 }
 
 

@@ -237,6 +237,11 @@ def count_rows(rows: list[Row]) -> int:
     return len(rows)
 
 
+def mean_of_values(rows: list[Row]):
+    values = [row.value for row in rows if row.value is not None]
+    return sum(values) / len(values) if values else None
+
+
 def max_of_values(rows: list[Row]):
     values = [row.value for row in rows if row.value is not None]
     return max(values) if values else None

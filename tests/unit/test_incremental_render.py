@@ -441,13 +441,25 @@ def test_session_config_reads_the_gap(session_renderer):
     assert cfg["session"] and cfg["spec"]["gap_us"] == 10 * MINUTE and cfg["lateness_us"] == 20 * MINUTE
 
 
+# aggregates a run merges from the stored sessions and the new rows, and ones that need the rows
+MERGED = {
+    "clicks": "count(*)",
+    "revenue": "sum(amount)",
+    "paying": "count(amount)",
+    "low": "min(amount)",
+    "top": "max(amount)",
+}
+NEEDS_ROWS = {"clicks": "count(*)", "average": "avg(amount)"}
+
+
+@pytest.mark.parametrize("aggregates", [MERGED, NEEDS_ROWS], ids=["merged", "needs_rows"])
 @pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
 @pytest.mark.parametrize("moment", STATES)
 @pytest.mark.parametrize("touched", [0, 2])
-def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, policy):
+def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, policy, aggregates):
     renderer = session_renderer
     span = [SUMMARY["min_update_us"] - 30 * MINUTE, SUMMARY["max_update_us"] + 10 * MINUTE] if touched else [None, None]
-    cfg, plan = session_plan(renderer, moment, [1, touched, *span], emit_policy=policy)
+    cfg, plan = session_plan(renderer, moment, [1, touched, *span], emit_policy=policy, aggregates=aggregates)
     later = moment == "later run"
     # the batch's rows (and, once the table exists, the sessions they can touch and those they
     # touch) are cached once; the touch query runs only once the table exists
@@ -489,9 +501,15 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
         "__sw_fresh_window",
         "window_partition",
     ]
-    # rows of touched sessions are read again, within literal bounds, without the late ones;
-    # the touched sessions themselves come from their cache
-    assert ("from late_t" in recompute) == (later and touched > 0)
+    # rows of touched sessions are read again, within literal bounds, without the late ones,
+    # unless every aggregate merges: then the touched sessions' spans and aggregates are joined
+    # with the new rows'; the touched sessions themselves come from their cache
+    merged = later and touched > 0 and aggregates is MERGED
+    assert ("from late_t" in recompute) == (later and touched > 0 and not merged)
+    assert ("as __sw_elements" in recompute) == merged
+    if merged:
+        assert "sum(clicks) as clicks" in recompute and "min(low) as low" in recompute
+        assert "sum(paying) as paying" in recompute and "max(top) as top" in recompute
     assert ("select * from __sw_touched_sensor_vehicles" in pending_text) == later
     late = parse(renderer.call("_sw_incremental_session_late_sql", cfg, SESSION_SQL, Target(), plan))
     assert "missed_windows" in [column.alias_or_name for column in late.selects]
@@ -539,7 +557,7 @@ def test_session_steps_without_group_by_render_spark_sql(session_renderer):
     plan = renderer.call("_sw_incremental_plan", cfg, dict(STATES["later run"]), SUMMARY, SESSION_SQL, Target())
     pending = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     # one stream: a row touches a session by time alone
-    assert "on true\n" in pending and "<=>" not in pending.split("from late_t")[0]
+    assert "on true\n" in pending and "<=>" not in pending.split("__sw_next as (")[0]
     for sql in (
         pending,
         renderer.queries[-1],
