@@ -65,3 +65,47 @@
     ) as __sw_sessions
 )
 {%- endmacro %}
+
+
+{#- window_aggregate of session windows with a fixed gap: the session logic above without its
+    last window pass. A session's rows share a session index per group, so a GROUP BY of the
+    group and the index gives each session's first and last time and its aggregates: one sort
+    (the lag and the running sum share it) and one aggregation, where the session rows and
+    then GROUP BY of their window cost a second sort (min and max per session) and a third
+    (the GROUP BY of the window). Rows with a NULL time belong to no session. -#}
+{% macro _sw_session_aggregate(relation, time_col, gap_us, keys, aggs) -%}
+    {%- set partition_clause = ('partition by ' ~ keys | join(', ')) if keys else '' -%}
+(
+    select
+        {%- for key in keys %}
+        {{ key }},
+        {%- endfor %}
+        {{ spark_windows._sw_window_columns('min(__sw_ts)', 'max(__sw_ts) + ' ~ gap_us) }}
+        {%- for agg in aggs %},
+        {{ agg.sql }} as {{ agg.name }}
+        {%- endfor %}
+    from (
+        select
+            *,
+            sum(__sw_starts_session) over (
+                {{ partition_clause }} order by __sw_ts range between unbounded preceding and current row
+            ) as __sw_session_index
+        from (
+            select
+                *,
+                case
+                    when __sw_ts - lag(__sw_ts) over ({{ partition_clause }} order by __sw_ts) <= {{ gap_us }} then 0
+                    else 1
+                end as __sw_starts_session
+            from (
+                select
+                    *,
+                    {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts
+                from {{ relation }}
+                where {{ time_col }} is not null
+            ) as __sw_rows
+        ) as __sw_marked
+    ) as __sw_numbered
+    group by {{ (keys + ['__sw_session_index']) | join(', ') }}
+)
+{%- endmacro %}

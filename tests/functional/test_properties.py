@@ -280,7 +280,9 @@ def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set):
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
     sliced = renderer.call("window_aggregate", view, "ts", spec, ["k"] if keyed else [], aggregates)
-    if aggregate_set == "distinct":
+    if kind == "session":
+        assert "group by " in sliced and "__sw_windowed" not in sliced, "sessions grouped by their index"
+    elif aggregate_set == "distinct":
         assert "__sw_windowed" in sliced and "__sw_pane" not in sliced, "the row-copy plan"
     if aggregate_set.startswith("count_distinct") and kind in ["hop", "cumulate"] and ratio > 1:
         assert "__sw_distinct" in sliced and "__sw_windowed" not in sliced, "the distinct sweep"

@@ -292,11 +292,12 @@ PLANS = {
         "__sw_block",
         "__sw_at",
     ),
+    # sessions of a fixed gap: GROUP BY of each row's session index, no session rows
     "session": (
         SESSION,
         {"n": "count(*)", "total": "sum(v)", "mean": "avg(v)", "users": "count(distinct u)"},
+        "__sw_session_index\n)",
         "__sw_windowed",
-        "__sw_pane",
     ),
     "hop_distinct": (
         HOP,
