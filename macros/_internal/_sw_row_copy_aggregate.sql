@@ -1,4 +1,4 @@
-{#- The row-copy plan: the table-valued macro, then GROUP BY. For sessions, and for aggregates
+{#- The row-copy plan: the table-valued macro, then GROUP BY. For sessions of a per-row gap, and for aggregates
     that slices cannot merge (count(distinct ...), percentiles, ...). -#}
 {% macro _sw_row_copy_aggregate(relation, time_col, spec, keys, aggs) %}
     {%- set windowed = spark_windows._sw_table_valued(relation, time_col, spec, keys) -%}
