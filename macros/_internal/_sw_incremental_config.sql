@@ -76,6 +76,7 @@
         'spec': spec,
         'group_cols': keys,
         'aggregates': aggregates,
+        'aggs': aggs,
         'agg_names': aggs | map(attribute='name') | list,
         'delay_us': delay_us,
         'lateness_us': lateness_us,

@@ -223,15 +223,15 @@ from __sw_touched
 {#- [(name, aggregate, merge)] for each aggregate of a session model when every one can be merged
     from the stored value of a session and the values of new rows: count(*) and count(expr) (a
     sum of counts), sum(expr) (a sum of sums; NULL stays NULL when every part is), min(expr) and
-    max(expr). none when any other aggregate (avg, count(distinct ...), ...) needs the rows. -#}
+    max(expr), each the first of its partials in window_aggregate's slices (_sw_partials), whose
+    merge it takes. none when any other aggregate (avg, count(distinct ...), ...) needs the rows. -#}
 {% macro _sw_incremental_session_merges(cfg) %}
-    {%- set merge_of = {'count_star': 'sum', 'count': 'sum', 'sum': 'sum', 'min': 'min', 'max': 'max'} -%}
     {%- set merges = [] -%}
-    {%- for agg in spark_windows._sw_parse_aggregates(cfg.aggregates, 'windowed_incremental', cfg.group_cols) -%}
-        {%- if agg.kind not in merge_of -%}
+    {%- for agg in cfg.aggs -%}
+        {%- if agg.kind not in ['count_star', 'count', 'sum', 'min', 'max'] -%}
             {{ return(none) }}
         {%- endif -%}
-        {%- do merges.append((agg.name, agg.sql, merge_of[agg.kind])) -%}
+        {%- do merges.append((agg.name, agg.sql, spark_windows._sw_partials(agg)[0][2])) -%}
     {%- endfor -%}
     {{ return(merges) }}
 {% endmacro %}
@@ -256,11 +256,6 @@ from __sw_touched
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
     {%- set merges = spark_windows._sw_incremental_session_merges(cfg) -%}
     {%- set gap_us = cfg.spec.gap_us -%}
-    {%- set key_aliases = [] -%}
-    {%- for key in keys -%}
-        {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
-    {%- endfor -%}
-    {%- set partition_clause = ('partition by ' ~ key_aliases | join(', ')) if keys else '' -%}
 {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
 {%- if plan.get('fresh_view') %}
 
@@ -272,43 +267,39 @@ __sw_fresh as (
 
 __sw_elements as (
     select
-        struct({{ (keys + cfg.agg_names) | join(', ') }}) as __sw_row,
-    {%- for key in keys %}
-        {{ key }} as __sw_key_{{ loop.index }},
-    {%- endfor %}
+        {%- for key in keys %}
+        {{ key }},
+        {%- endfor %}
         unix_micros(window_start) as __sw_ts,
-        unix_micros(window_end) - unix_micros(window_start) as __sw_gap_us
+        unix_micros(window_end) - unix_micros(window_start) as __sw_gap_us,
+        {{ cfg.agg_names | join(', ') }}
     from __sw_touched
     union all
     select
-        struct({{ (keys + cfg.agg_names) | join(', ') }}) as __sw_row,
-    {%- for key in keys %}
-        {{ key }} as __sw_key_{{ loop.index }},
-    {%- endfor %}
-        __sw_ts,
+        {%- for key in keys %}
+        {{ key }},
+        {%- endfor %}
+        {{ spark_windows._sw_ts_us(cfg.time_col) }} as __sw_ts,
         {{ gap_us }} as __sw_gap_us
-    from (
-        select
-            {%- for key in keys %}
-            {{ key }},
-            {%- endfor %}
-            {{ spark_windows._sw_ts_us(cfg.time_col) }} as __sw_ts
-            {%- for name, sql, merge in merges %},
-            {{ sql }} as {{ name }}
-            {%- endfor %}
-        from __sw_accepted
-        group by {{ (keys + [spark_windows._sw_ts_us(cfg.time_col)]) | join(', ') }}
-    ) as __sw_a
+        {%- for name, sql, merge in merges %},
+        {{ sql }} as {{ name }}
+        {%- endfor %}
+    from __sw_accepted
+    group by {{ (keys + [spark_windows._sw_ts_us(cfg.time_col)]) | join(', ') }}
 ),
 
 __sw_fresh as (
     select
-        {{ (keys + ['window_start', 'window_end']) | join(', ') }}
+        {%- for key in keys %}
+        {{ key }},
+        {%- endfor %}
+        timestamp_micros(min(__sw_ts)) as window_start,
+        timestamp_micros(max(__sw_ts + __sw_gap_us)) as window_end
         {%- for name, sql, merge in merges %},
         {{ merge }}({{ name }}) as {{ name }}
         {%- endfor %}
-    from {{ spark_windows._sw_session_windows('select * from __sw_elements', key_aliases, partition_clause, none) | indent(4) }} as __sw_s
-    group by {{ (keys + ['window_start', 'window_end']) | join(', ') }}
+    from {{ spark_windows._sw_session_numbered('select * from __sw_elements', keys, none) | indent(4) }} as __sw_numbered
+    group by {{ (keys + ['__sw_session_index']) | join(', ') }}
 )
 {%- else %}
 {%- if reread %}

@@ -26,7 +26,6 @@
     {%- for key in keys -%}
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
     {%- endfor -%}
-    {%- set partition_clause = ('partition by ' ~ key_aliases | join(', ')) if keys else '' -%}
     {%- set columns = spark_windows._sw_relation_columns(relation) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'session', 'time_col') -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, keys, 'session', 'partition_by') -%}
@@ -45,5 +44,5 @@
     where {{ time_col }} is not null
         {%- endset -%}
     {%- endif -%}
-    {{ return(spark_windows._sw_session_windows(rows_sql, key_aliases, partition_clause, gap_us)) }}
+    {{ return(spark_windows._sw_session_windows(rows_sql, key_aliases, gap_us)) }}
 {%- endmacro %}

@@ -1,0 +1,30 @@
+"""The Spark settings every target of the project's profile must carry (profiles/profiles.yml)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from project import PROJECT_DIR
+
+pytestmark = pytest.mark.fast
+
+PROFILES = [PROJECT_DIR / "profiles" / "profiles.yml", PROJECT_DIR / "integration_tests" / "consumer" / "profiles.yml"]
+
+
+def outputs() -> list:
+    return [
+        pytest.param(output, id=f"{path.parent.name}-{target}")
+        for path in PROFILES
+        for profile in yaml.safe_load(path.read_text()).values()
+        for target, output in profile["outputs"].items()
+    ]
+
+
+@pytest.mark.parametrize("output", outputs())
+def test_every_target_pins_the_time_zone_and_writes_timestamps_parquet_can_skip_by(output):
+    parameters = output["server_side_parameters"]
+    # windows never depend on the machine's zone
+    assert parameters["spark.sql.session.timeZone"] == "UTC"
+    # Spark's default, INT96, has no statistics Parquet can skip files by: a run's filter on the
+    # ingestion time would read every file of the input
+    assert parameters["spark.sql.parquet.outputTimestampType"] == "TIMESTAMP_MICROS"
