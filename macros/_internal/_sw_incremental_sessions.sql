@@ -365,7 +365,8 @@ __sw_fresh as (
              touch (__sw_fresh of _sw_incremental_session_fresh_ctes);
       kept   the other stored sessions of those partitions (is_final recomputed);
       old    the stored image of every touched session (for the changelog; never applied);
-      drop   a partition whose every session moved into a merge: the rewrite removes it. -#}
+      drop   each stored partition the run read: when no fresh or kept row is in it (its every
+             session moved into a merge), the rewrite removes it (_sw_incremental_apply). -#}
 {% macro _sw_incremental_session_pending_sql(cfg, model_sql, target, late_table, plan) -%}
     {%- set keys = cfg.group_cols -%}
     {%- set columns = spark_windows._sw_incremental_session_columns(cfg) -%}
@@ -464,13 +465,8 @@ select
     {%- endfor %}
     'drop' as __sw_role,
     false as __sw_fresh_window,
-    __sw_a.window_partition
+    window_partition
 from (select distinct window_partition from __sw_stored) as __sw_a
-left anti join (
-    select distinct {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
-    from __sw_next
-) as __sw_b
-    on __sw_a.window_partition = __sw_b.window_partition
 {%- endif %}
 {%- endmacro %}
 

@@ -82,8 +82,9 @@ where false
 
 
 {#- Rewrites the table's partitions from a staging table: a dynamic INSERT OVERWRITE of the
-    partitions it has rows for; for sessions, then drops the partitions it marks as emptied by a
-    merge. Both steps can be repeated, so recovery applies a committed staging table again. -#}
+    partitions it has rows for; for sessions, then drops the partitions it read (role 'drop')
+    that have none, their every session having moved into a merge. Both steps can be repeated,
+    so recovery applies a committed staging table again. -#}
 {% macro _sw_incremental_apply(cfg, target, pending, main=false) %}
     {%- set overwrite = 'insert overwrite table ' ~ target ~ ' partition (window_partition) by name\n'
         ~ spark_windows._sw_incremental_stored_sql(cfg, pending) -%}
@@ -95,8 +96,9 @@ where false
         {%- do run_query(overwrite) -%}
     {%- endif -%}
     {%- if cfg.session -%}
-        {%- set emptied = run_query("select distinct date_format(window_partition, 'yyyy-MM-dd HH:mm:ss.SSSSSS') from "
-            ~ pending ~ " where __sw_role = 'drop'") -%}
+        {%- set emptied = run_query("select distinct date_format(__sw_a.window_partition, 'yyyy-MM-dd HH:mm:ss.SSSSSS')\nfrom "
+            ~ pending ~ " as __sw_a\nleft anti join (select window_partition from " ~ pending ~ " where __sw_role in ('fresh', 'kept')) as __sw_b\n"
+            ~ "    on __sw_a.window_partition = __sw_b.window_partition\nwhere __sw_a.__sw_role = 'drop'") -%}
         {%- for row in emptied.rows -%}
             {%- do run_query('alter table ' ~ target ~ " drop if exists partition (window_partition = '" ~ row[0] ~ "')") -%}
         {%- endfor -%}

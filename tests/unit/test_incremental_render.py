@@ -520,6 +520,26 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     parse(stored)
 
 
+def test_applying_a_session_run_empties_only_the_partitions_it_read_that_keep_no_session(session_renderer):
+    renderer = session_renderer
+    cfg = renderer.call("_sw_incremental_config", Config(SESSION))
+    renderer.touch_answer = ["2024-05-01 08:00:00.000000"]  # the one partition left empty
+    renderer.queries.clear()
+    renderer.call("_sw_incremental_apply", cfg, Target(), "spark_windows.pending")
+    overwrite, emptied, drop = renderer.queries
+    assert overwrite.startswith("insert overwrite table spark_windows.sensor_vehicles partition (window_partition)")
+    assert "__sw_role in ('fresh', 'kept')" in overwrite
+    # the partitions the run read ('drop' rows), less those the rewrite has a session for
+    query = parse(emptied)
+    join = query.find(exp.Join)
+    assert join.args.get("kind") == "ANTI" and "__sw_role IN ('fresh', 'kept')" in join.this.sql()
+    assert query.args["where"].sql() == "WHERE __sw_a.__sw_role = 'drop'"
+    assert drop == (
+        "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 08:00:00.000000')"
+    )
+    parse(drop)
+
+
 @pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
 def test_session_plan_reads_the_partitions_of_session_ends(session_renderer, policy):
     touched_end = SUMMARY["max_update_us"] + 3 * HOUR
