@@ -4,6 +4,7 @@ the setting that changed since the last run.
 
 A throwaway project in a temporary folder installs spark_windows as a package and holds one
 small model; its input is three rows written in the model, arriving at 08:01, 08:02 and 08:03.
+One test adds a session model for its own runs: a merge that empties a partition.
 """
 
 from __future__ import annotations
@@ -266,3 +267,51 @@ def test_on_watermark_shows_a_view_over_the_windows_table_and_switching_back_dro
     assert not sql(project, f"show tables in {SCHEMA} like 'page_clicks__windows'")
     rows = sql(project, f"select page, clicks, revision, timing from {table} order by page")
     assert rows == [("cart", 1, 1, "early"), ("home", 2, 1, "on_time")]
+
+
+SESSION_MODEL = """
+{{ config(
+    materialized='windowed_incremental',
+    time_col='click_ts',
+    ingestion_time_col='ingested_at',
+    window={'type': 'session', 'gap': '2 minutes'},
+    group_by=['page'],
+    aggregates={'clicks': 'count(*)'},
+    watermark_delay='5 minutes',
+    allowed_lateness='10 minutes',
+    partition_size='1 hour',
+) }}
+
+select page, click_ts, ingested_at
+from values
+    ('home', timestamp '2024-05-01 07:57:00', timestamp '2024-05-01 08:01:00'),
+    ('home', timestamp '2024-05-01 07:58:00', timestamp '2024-05-01 08:02:00'),
+    ('home', timestamp '2024-05-01 07:59:30', timestamp '2024-05-01 08:02:00')
+    as arrivals(page, click_ts, ingested_at)
+where ingested_at <= timestamp '{{ var("until") }}'
+"""
+
+
+def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one(project):
+    """The table is partitioned by the hour of window_end. The first run leaves [07:57, 07:59)
+    alone in the partition of 07:00; the second run's rows (not late: the watermark is 07:52)
+    extend it to [07:57, 08:01:30), which ends in the partition of 08:00."""
+    model = project["root"] / "models" / "page_sessions.sql"
+    model.write_text(SESSION_MODEL)
+    table = f"{SCHEMA}.page_sessions"
+    sessions = f"select page, cast(window_start as string), cast(window_end as string), clicks from {table}"
+    # the partitions the metastore holds, as Hive names them (':' escaped)
+
+    def run_sessions(until: str, *extra: str) -> None:
+        variables = json.dumps({"until": until, "location_root": str(project["lake"])})
+        run_dbt(["run", "--select", "page_sessions", "--vars", variables, *extra], project_dir=project["root"])
+
+    try:
+        run_sessions("2024-05-01 08:01:00", "--full-refresh")
+        assert sql(project, sessions) == [("home", "2024-05-01 07:57:00", "2024-05-01 07:59:00", 1)]
+        assert sql(project, f"show partitions {table}") == [("window_partition=2024-05-01 07%3A00%3A00",)]
+        run_sessions("2024-05-01 08:02:00")
+    finally:
+        model.unlink()
+    assert sql(project, sessions) == [("home", "2024-05-01 07:57:00", "2024-05-01 08:01:30", 3)]
+    assert sql(project, f"show partitions {table}") == [("window_partition=2024-05-01 08%3A00%3A00",)]
