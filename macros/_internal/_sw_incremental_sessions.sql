@@ -246,10 +246,11 @@ from __sw_touched
       __sw_elements  each touched session as the span [window_start, window_end) with its stored
                      aggregates, and the accepted rows of each group and time as [t, t + gap)
                      with theirs;
-      __sw_fresh     the spans that overlap or touch, joined (the batch `session` logic with a
-                     span per element: a session is the union of its rows' windows, so joining
+      __sw_fresh     the spans that overlap or touch, joined: numbered into sessions by the
+                     batch `session` logic with a span per element (_sw_session_numbered, its
+                     per-row-gap form; a session is the union of its rows' windows, so joining
                      stored sessions with new rows' windows gives the sessions of all their
-                     rows), their aggregates merged.
+                     rows), then grouped by group and number, their aggregates merged.
     __sw_fresh reads plan.fresh_view instead once _sw_incremental_session_cache_fresh cached it. -#}
 {% macro _sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan) -%}
     {%- set keys = cfg.group_cols -%}
