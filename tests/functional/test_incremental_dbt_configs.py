@@ -300,7 +300,6 @@ def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one
     model.write_text(SESSION_MODEL)
     table = f"{SCHEMA}.page_sessions"
     sessions = f"select page, cast(window_start as string), cast(window_end as string), clicks from {table}"
-    # the partitions the metastore holds, as Hive names them (':' escaped)
 
     def run_sessions(until: str, *extra: str) -> None:
         variables = json.dumps({"until": until, "location_root": str(project["lake"])})
@@ -309,6 +308,7 @@ def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one
     try:
         run_sessions("2024-05-01 08:01:00", "--full-refresh")
         assert sql(project, sessions) == [("home", "2024-05-01 07:57:00", "2024-05-01 07:59:00", 1)]
+        # the partitions the metastore holds, as Hive names them (':' escaped)
         assert sql(project, f"show partitions {table}") == [("window_partition=2024-05-01 07%3A00%3A00",)]
         run_sessions("2024-05-01 08:02:00")
     finally:

@@ -1,4 +1,4 @@
-"""The Spark settings every target of the project's profile must carry (profiles/profiles.yml)."""
+"""The Spark settings every target must carry, in the project's profile and the consumer project's."""
 
 from __future__ import annotations
 
