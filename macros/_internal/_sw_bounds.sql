@@ -2,9 +2,28 @@
     epoch, so a day (8.64e10 us) cannot overflow, and pmod gives floor alignment for times
     before 1970 and for negative offsets. -#}
 
-{#- Event time as bigint microseconds since 1970-01-01 00:00:00 UTC. -#}
+{#- Event time as a timestamp: a timestamp as it is; a timestamp_ntz, date or string cast in the
+    session time zone. dbt-spark runs with spark.sql.ansi.enabled=false, where a cast that fails
+    is NULL, silently: a value that is not NULL but does not convert, or a column of another type
+    (a number would cast to seconds since 1970), fails the query with raise_error naming the
+    column, never a NULL or 1970 window. typeof is folded when the query is planned, so a column
+    of an accepted type costs a NULL test per row and nothing more. -#}
+{% macro _sw_ts(time_col) -%}
+    {%- set name = time_col | replace('\\', '\\\\') | replace("'", "\\'") -%}
+    case
+        when typeof({{ time_col }}) not in ('timestamp', 'timestamp_ntz', 'date') and typeof({{ time_col }}) not like 'string%'
+            then raise_error(concat('spark_windows: the time column {{ name }} is of type ', typeof({{ time_col }}),
+                '; expected timestamp, timestamp_ntz, date or a string of times. Convert it in a CTE first, such as timestamp_seconds({{ name }}) for seconds since 1970'))
+        else coalesce(cast({{ time_col }} as timestamp), if({{ time_col }} is null, null,
+            raise_error(concat('spark_windows: the time column {{ name }} holds \'', cast({{ time_col }} as string),
+                '\', which is not a time; parse it in a CTE first, such as to_timestamp({{ name }}, \'yyyy-MM-dd HH:mm:ss\'), or filter such rows out'))))
+    end
+{%- endmacro %}
+
+
+{#- Event time as bigint microseconds since 1970-01-01 00:00:00 UTC (checked as _sw_ts does). -#}
 {% macro _sw_ts_us(time_col) -%}
-    unix_micros(cast({{ time_col }} as timestamp))
+    unix_micros({{ spark_windows._sw_ts(time_col) }})
 {%- endmacro %}
 
 

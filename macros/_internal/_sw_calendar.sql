@@ -83,7 +83,7 @@
 
 {#- The local calendar date, in `time_zone`, of the instant `time_col`. -#}
 {% macro _sw_local_date(time_col, time_zone) -%}
-    {%- set local_us = 'unix_micros(from_utc_timestamp(cast(' ~ time_col ~ " as timestamp), '" ~ time_zone ~ "'))" -%}
+    {%- set local_us = 'unix_micros(from_utc_timestamp(' ~ spark_windows._sw_ts(time_col) ~ ", '" ~ time_zone ~ "'))" -%}
     date_from_unix_date(cast({{ spark_windows._sw_align_us(local_us, 86400000000) }} div 86400000000 as int))
 {%- endmacro %}
 

@@ -170,15 +170,73 @@
 {% endmacro %}
 
 
-{#- The column names of `relation` when the macro can know them at compile time: when it is a
-    relation object (what ref() and source() return, not an ephemeral model) that exists in the
-    warehouse. None otherwise: a string (a CTE, a query), or while dbt parses the project. -#}
-{% macro _sw_relation_columns(relation) %}
+{#- The table or view behind `relation`, a relation object: dbt renders a ref() or source() it
+    filters (microbatch's event_time range, --sample) or limits (--empty) as a subquery, which
+    Spark cannot describe; the same relation without the filter and the limit can be. -#}
+{% macro _sw_unfiltered(relation) %}
+    {{ return(relation.incorporate(event_time_filter=none, limit=none)) }}
+{% endmacro %}
+
+
+{#- The columns of `relation`, as (name, type) pairs, when the macro can know them at compile
+    time: when it is a relation object (what ref() and source() return, filtered or not; not an
+    ephemeral model) that exists in the warehouse. None otherwise: a string (a CTE, a query), or
+    while dbt parses the project. -#}
+{% macro _sw_describe(relation) %}
     {%- if not execute or not spark_windows._sw_is_table(relation) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set columns = adapter.get_columns_in_relation(relation) -%}
-    {{ return((columns | map(attribute='name') | list) if columns else none) }}
+    {%- set columns = adapter.get_columns_in_relation(spark_windows._sw_unfiltered(relation)) -%}
+    {%- set described = [] -%}
+    {%- for column in columns -%}
+        {%- do described.append((column.name, (column.dtype or '') | lower)) -%}
+    {%- endfor -%}
+    {{ return(described if described else none) }}
+{% endmacro %}
+
+
+{#- The column names of `relation` (see _sw_describe; none when unknown). Given `time_cols`, a
+    mapping of argument name to column (such as {'time_col': 'event_ts'}), each of those columns
+    that is among them must be of a time type (_sw_require_time_type). -#}
+{% macro _sw_relation_columns(relation, macro_name=none, time_cols={}) %}
+    {%- set described = spark_windows._sw_describe(relation) -%}
+    {%- if described is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set types = {} -%}
+    {%- for name, data_type in described -%}
+        {%- do types.update({name | lower: data_type}) -%}
+    {%- endfor -%}
+    {%- for arg_name, column in time_cols.items() -%}
+        {%- do spark_windows._sw_require_time_type(relation, types, column, macro_name, arg_name) -%}
+    {%- endfor -%}
+    {{ return(described | map(attribute=0) | list) }}
+{% endmacro %}
+
+
+{#- Time columns must be timestamps where their type is known (`types`: lower-case column name
+    to Spark type). timestamp_ntz and date are cast in the session time zone, as everywhere; any
+    other type (a string, a number) is a compile error that names the column, its type and the
+    cast to write: a string could hold anything, and dbt-spark's casts turn what does not convert
+    into NULL. Where the type is not known, _sw_ts checks each value when the query runs. -#}
+{% macro _sw_require_time_type(relation, types, column, macro_name, arg_name) %}
+    {%- set text = column.strip() -%}
+    {%- set key = (text[1:-1].replace('``', '`') if text.startswith('`') else text) | lower -%}
+    {%- set data_type = types.get(key) -%}
+    {%- if not data_type or data_type in ['timestamp', 'timestamp_ntz', 'date'] -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if data_type.startswith('string') or data_type.startswith('varchar') or data_type.startswith('char') -%}
+        {%- set cast = "to_timestamp(" ~ text ~ ", 'yyyy-MM-dd HH:mm:ss') as " ~ key ~ "_ts, or cast(" ~ text ~ " as timestamp) for ISO 8601 text" -%}
+    {%- elif data_type in ['tinyint', 'smallint', 'int', 'bigint', 'float', 'double'] or data_type.startswith('decimal') -%}
+        {%- set cast = "timestamp_seconds(" ~ text ~ ") as " ~ key ~ "_ts for seconds since 1970 (timestamp_millis, timestamp_micros for smaller units)" -%}
+    {%- else -%}
+        {%- set cast = "cast(" ~ text ~ " as timestamp) as " ~ key ~ "_ts, if that is what it holds" -%}
+    {%- endif -%}
+    {{ exceptions.raise_compiler_error(
+        macro_name ~ ": " ~ arg_name ~ " ('" ~ column ~ "') is a column of type " ~ data_type ~ " in " ~ relation
+        ~ "; expected a timestamp (or timestamp_ntz, or date) column. Convert it in a CTE or the model that builds "
+        ~ relation.identifier ~ " first, such as " ~ cast ~ ", and pass that column") }}
 {% endmacro %}
 
 

@@ -34,10 +34,14 @@
     {%- set zone = spark_windows._sw_time_zone(time_zone, name) -%}
     {%- set before = '__sw_guess.__sw_time_us < __sw_guess.__sw_start_us' -%}
     {%- set after = '__sw_guess.__sw_time_us >= __sw_guess.__sw_end_us' -%}
-    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation, name, {'time_col': time_col}) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], name, 'time_col') -%}
+    {#- the longest local period, with room for any clock change: a microbatch batch reads this far past its end -#}
+    {%- set reach_days = {'day': 2, 'week': 8, 'month': 32, 'quarter': 93, 'year': 367}[unit] -%}
+    {%- set relation = spark_windows._sw_batch_input(relation, time_col, reach_days * 86400000000, name) -%}
     {%- set input_columns = spark_windows._sw_input_columns('__sw_source', relation, columns, time_col,
         ['window_start', 'window_end', 'window_time', 'window_date'], name) -%}
+    {%- set windows -%}
 (
     select
         __sw_bounds.__sw_row.*,
@@ -71,7 +75,7 @@
             from (
                 select
                     struct({{ input_columns }}) as __sw_row,
-                    unix_micros(cast({{ time_col }} as timestamp)) as __sw_time_us,
+                    {{ spark_windows._sw_ts_us(time_col) }} as __sw_time_us,
                     {{ spark_windows._sw_period_start(spark_windows._sw_local_date(time_col, zone), unit) }} as __sw_period_start
                 from {{ relation }} as __sw_source
                 where {{ time_col }} is not null
@@ -79,4 +83,6 @@
         ) as __sw_guess
     ) as __sw_bounds
 )
+    {%- endset -%}
+    {{ spark_windows._sw_batch_output(windows) }}
 {%- endmacro %}

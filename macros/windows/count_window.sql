@@ -45,6 +45,7 @@
     {%- set keys = spark_windows._sw_column_list(partition_by, name, 'partition_by') -%}
     {%- set size_n = spark_windows._sw_row_count(size, name, 'size') -%}
     {%- set slide_n = size_n if slide is none else spark_windows._sw_row_count(slide, name, 'slide') -%}
+    {%- do spark_windows._sw_refuse_in_microbatch(name, "a row's number counts every row before it, in every batch before") -%}
     {%- set columns = spark_windows._sw_relation_columns(relation) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, order_columns, name, 'order_by') -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, keys, name, 'partition_by') -%}

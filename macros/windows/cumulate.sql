@@ -29,8 +29,10 @@
     {%- set first_step -%}
         (({{ ts_us }} - {{ start_us }}) div {{ step_us }} + 1)
     {%- endset -%}
-    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation, 'cumulate', {'time_col': time_col}) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'cumulate', 'time_col') -%}
+    {%- set relation = spark_windows._sw_batch_input(relation, time_col, size_us, 'cumulate') -%}
+    {%- set windows -%}
 (
     select
         {{ spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'cumulate') }},
@@ -39,4 +41,6 @@
     lateral view explode(sequence({{ first_step }}, cast({{ size_us // step_us }} as bigint))) __sw_cumulate as __sw_cumulate_step
     where {{ time_col }} is not null
 )
+    {%- endset -%}
+    {{ spark_windows._sw_batch_output(windows) }}
 {%- endmacro %}

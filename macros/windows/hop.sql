@@ -28,8 +28,10 @@
     {%- set start_us -%}
         ({{ spark_windows._sw_align_us(spark_windows._sw_ts_us(time_col), slide_us, offset_us) }} - __sw_hop_index * {{ slide_us }})
     {%- endset -%}
-    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation, 'hop', {'time_col': time_col}) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'hop', 'time_col') -%}
+    {%- set relation = spark_windows._sw_batch_input(relation, time_col, size_us, 'hop') -%}
+    {%- set windows -%}
 (
     select
         {{ spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'hop') }},
@@ -38,4 +40,6 @@
     lateral view explode(sequence(cast(0 as bigint), {{ size_us // slide_us - 1 }})) __sw_hop as __sw_hop_index
     where {{ time_col }} is not null
 )
+    {%- endset -%}
+    {{ spark_windows._sw_batch_output(windows) }}
 {%- endmacro %}

@@ -26,7 +26,8 @@
     {%- for key in keys -%}
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
     {%- endfor -%}
-    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- do spark_windows._sw_refuse_in_microbatch('session', "a session lasts as long as its rows keep coming, across any batch's edges") -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation, 'session', {'time_col': time_col}) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'session', 'time_col') -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, keys, 'session', 'partition_by') -%}
     {%- set input_columns = spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'session') -%}

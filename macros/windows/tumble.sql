@@ -20,8 +20,10 @@
     {%- set size_us = spark_windows._sw_duration_us(size, 'tumble', 'size') -%}
     {%- set offset_us = spark_windows._sw_offset_us(offset, size_us, 'tumble') -%}
     {%- set start_us = spark_windows._sw_align_us(spark_windows._sw_ts_us(time_col), size_us, offset_us) -%}
-    {%- set columns = spark_windows._sw_relation_columns(relation) -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation, 'tumble', {'time_col': time_col}) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'tumble', 'time_col') -%}
+    {%- set relation = spark_windows._sw_batch_input(relation, time_col, size_us, 'tumble') -%}
+    {%- set windows -%}
 (
     select
         {{ spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'tumble') }},
@@ -29,4 +31,6 @@
     from {{ relation }} as __sw_source
     where {{ time_col }} is not null
 )
+    {%- endset -%}
+    {{ spark_windows._sw_batch_output(windows) }}
 {%- endmacro %}

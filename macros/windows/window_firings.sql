@@ -31,6 +31,7 @@
         {%- endif -%}
     {%- endfor -%}
     {%- set fire = spark_windows._sw_firings_trigger(trigger, spec, aggs, name) -%}
+    {%- do spark_windows._sw_refuse_in_microbatch(name, "its firings are numbered over all of a window's rows, and a global window holds the rows of every batch") -%}
     {%- if purge is not boolean -%}
         {{ exceptions.raise_compiler_error(
             name ~ ": purge (" ~ purge ~ ") must be true (each firing holds the rows since the previous one, Flink's PurgingTrigger) "

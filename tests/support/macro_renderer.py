@@ -153,16 +153,44 @@ def _raise_compiler_error(message):
 class Relation(dict):
     """What ref() and source() return, as far as the macros look at it: a mapping whose metadata
     type ends in Relation, rendered as its name. `columns` are what the adapter finds in the
-    warehouse (none: the relation is not built yet); `is_cte` marks an ephemeral model."""
+    warehouse (none: the relation is not built yet), each a name or a (name, Spark type) pair;
+    `is_cte` marks an ephemeral model. As dbt's relations, `incorporate` gives a copy with an
+    `event_time_filter` (a mapping of field_name, start, end: microbatch, --sample) or a `limit`
+    (--empty), and such a relation renders as the subquery dbt writes."""
 
-    def __init__(self, name: str, columns=(), is_cte: bool = False):
+    def __init__(self, name: str, columns=(), is_cte: bool = False, event_time_filter=None, limit=None):
         super().__init__(metadata={"type": "SparkRelation"})
         self.name = name
         self.columns = list(columns)
         self.is_cte = is_cte
+        self.event_time_filter = event_time_filter
+        self.limit = limit
+
+    @property
+    def identifier(self) -> str:
+        return self.name.split(".")[-1]
+
+    def incorporate(self, **changes) -> Relation:
+        kept = {"event_time_filter": self.event_time_filter, "limit": self.limit}
+        kept.update(changes)
+        return Relation(self.name, self.columns, self.is_cte, **kept)
 
     def __str__(self) -> str:
-        return self.name
+        rendered = self.name
+        if self.limit is not None:
+            rendered = (
+                f"(select * from {rendered} where false limit 0)"
+                if self.limit == 0
+                else (f"(select * from {rendered} limit {self.limit})")
+            )
+        found = self.event_time_filter
+        if found:
+            bounds = [
+                f"{found['field_name']} >= '{found['start']}'" if found.get("start") else None,
+                f"{found['field_name']} < '{found['end']}'" if found.get("end") else None,
+            ]
+            rendered = f"(select * from {rendered} where {' and '.join(bound for bound in bounds if bound)})"
+        return rendered
 
 
 class _Adapter:
@@ -176,7 +204,12 @@ class _Adapter:
 
     def get_columns_in_relation(self, relation: Relation) -> list:
         self.introspected.append(str(relation))
-        return [SimpleNamespace(name=name) for name in relation.columns]
+        return [
+            SimpleNamespace(name=column, dtype=None)
+            if isinstance(column, str)
+            else SimpleNamespace(name=column[0], dtype=column[1])
+            for column in relation.columns
+        ]
 
     def dispatch(self, name: str, macro_namespace: str = PACKAGE):
         """As dbt: each package of the namespace's search order (the root project's `dispatch:`

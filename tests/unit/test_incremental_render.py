@@ -565,7 +565,7 @@ def test_session_late_rows_use_their_own_window(session_renderer):
     late = session_renderer.call("_sw_incremental_is_late", cfg, plan["watermark_prev_us"])
     # t + gap + allowed_lateness <= previous watermark
     assert late == (
-        f"(click_ts is not null and (unix_micros(cast(click_ts as timestamp)) + {10 * MINUTE}) + {20 * MINUTE}"
+        f"(click_ts is not null and ({session_renderer.call('_sw_ts_us', 'click_ts')} + {10 * MINUTE}) + {20 * MINUTE}"
         f" <= {STATES['later run']['watermark_us']})"
     )
 

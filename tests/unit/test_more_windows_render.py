@@ -118,7 +118,7 @@ def test_count_window_without_partition_counts_the_whole_relation(renderer):
 )
 def test_calendar_window_truncates_local_dates_and_converts_back(renderer, unit, trunc, next_start):
     sql = renderer.call("calendar_window", "ev", "ts", unit, "America/New_York")
-    assert "from_utc_timestamp(cast(ts as timestamp), 'America/New_York')" in sql
+    assert f"from_utc_timestamp({renderer.call('_sw_ts', 'ts')}, 'America/New_York')" in sql
     # the guessed period's bounds, and the bounds of the periods before it and after the next
     assert sql.count("to_utc_timestamp(") == 4
     assert next_start in sql
@@ -155,7 +155,7 @@ def test_calendar_window_moves_a_row_outside_its_local_dates_period(renderer, un
     ]
     assert conditions == [expected, expected, expected]
     assert before in sql and after_next in sql
-    assert "unix_micros(cast(ts as timestamp)) as __sw_time_us" in sql
+    assert f"{renderer.call('_sw_ts_us', 'ts')} as __sw_time_us" in sql
 
 
 def test_calendar_window_time_is_one_microsecond_before_the_end(renderer):

@@ -1,0 +1,25 @@
+{#- The plan window_aggregate takes for `spec`, `keys` and `aggs` (checked), over `relation`
+    (whose columns are `columns`, none when unknown). -#}
+{% macro _sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns) -%}
+    {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
+    {%- set distinct = aggs | selectattr('kind', 'equalto', 'count_distinct') | list | length > 0 -%}
+    {%- set one_pane = spec.type == 'tumble' or (spec.type != 'session' and spec.panes_per_window == 1) -%}
+    {#- sessions of a fixed gap: GROUP BY of each row's session index (any aggregate), unless
+        the input has window columns of its own, which the session macro replaces -#}
+    {%- set window_columns = ['window_start', 'window_end', 'window_time'] -%}
+    {%- if spec.type == 'session' and spec.gap_us is not none
+        and (columns or []) | map('lower') | select('in', window_columns) | list | length == 0 -%}
+        {{ return(spark_windows._sw_session_aggregate(relation, time_col, spec.gap_us, keys, aggs)) }}
+    {%- endif -%}
+    {#- a window of one pane holds each row once: GROUP BY of the tumbling rows is the plan -#}
+    {%- if spec.type == 'session' or row_copy or (distinct and one_pane) -%}
+        {{ return(spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
+    {%- endif -%}
+    {%- if one_pane -%}
+        {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, 'tumble', spec.size_us, 1, spec.offset_us % spec.size_us)) }}
+    {%- endif -%}
+    {%- if distinct -%}
+        {{ return(spark_windows._sw_distinct_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us)) }}
+    {%- endif -%}
+    {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us)) }}
+{%- endmacro %}
