@@ -1,13 +1,16 @@
 """Fast checks that the dbt minors the package admits are the ones CI proves: require-dbt-version
-in dbt_project.yml, the minors scripts/version_matrix.sh builds by default, the README's table,
-and .ci/run calling the script. (The script itself runs in CI: it needs Spark and minutes.)"""
+in dbt_project.yml, the minors scripts/version_matrix.sh builds by default and what it installs
+for each (its --pins, which installs nothing), the README's table, and .ci/run calling the
+script. (The script itself runs in CI: it needs Spark and minutes.)"""
 
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 from project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
@@ -16,7 +19,7 @@ SCRIPT = PROJECT_DIR / "scripts" / "version_matrix.sh"
 
 
 def admitted_minors() -> list[str]:
-    """Every 1.x minor inside require-dbt-version, e.g. ['>=1.10.0', '<1.12.0'] -> 1.10, 1.11."""
+    """Every 1.x minor inside require-dbt-version, e.g. ['>=1.10.0', '<1.13.0'] -> 1.10 to 1.12."""
     project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
     bounds = project["require-dbt-version"]
     low = re.fullmatch(r">=1\.(\d+)\.0", bounds[0])
@@ -25,16 +28,79 @@ def admitted_minors() -> list[str]:
     return [f"1.{minor}" for minor in range(int(low.group(1)), int(high.group(1)))]
 
 
+def matrix_pins() -> dict[str, tuple[list[Requirement], list[Requirement]]]:
+    """What scripts/version_matrix.sh --pins says each default minor installs: the requirements
+    pip installs as usual, and those it installs after them with --no-deps."""
+    printed = subprocess.run(
+        ["bash", str(SCRIPT), "--pins"], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    pins = {}
+    for line in printed.splitlines():
+        minor, _, wanted = line.partition(": ")
+        normal, _, no_deps = wanted.partition(" --no-deps ")
+        pins[minor] = ([Requirement(r) for r in normal.split()], [Requirement(r) for r in no_deps.split()])
+    return pins
+
+
+def named(requirements: list[Requirement], name: str) -> list[Requirement]:
+    return [r for r in requirements if r.name == name]
+
+
 def test_the_matrix_builds_exactly_the_admitted_minors():
     script = SCRIPT.read_text()
     default = re.search(r"^ALL_MINORS=\(([^)]*)\)", script, re.MULTILINE)
     assert default, "scripts/version_matrix.sh should set ALL_MINORS=(...)"
     assert default.group(1).split() == admitted_minors()
-    for minor in admitted_minors():
-        pins = re.search(rf"^\s*{re.escape(minor)}\) echo \"([^\"]*)\"", script, re.MULTILINE)
-        assert pins, f"scripts/version_matrix.sh has no pins for dbt {minor}"
-        assert f"dbt-core~={minor}.0" in pins.group(1).split()
-        assert f"dbt-spark[session]~={minor}.0" in pins.group(1).split()
+    assert list(matrix_pins()) == admitted_minors()
+
+
+def test_the_matrix_and_require_dbt_version_have_dbt_1_12():
+    assert "1.12" in admitted_minors()
+    assert "1.12" in matrix_pins()
+
+
+# dbt-spark has no 1.12: dbt-spark 1.11.0 admits dbt-core below 2.0
+DBT_SPARK_MINOR = {"1.12": "1.11"}
+
+
+def only_releases_of(requirement: Requirement, minor: str) -> bool:
+    """Whether the requirement admits some 1.x.y release of the minor and none of its neighbours."""
+    number = int(minor.split(".")[1])
+    return (
+        any(requirement.specifier.contains(f"{minor}.{patch}") for patch in range(100))
+        and not requirement.specifier.contains(f"1.{number - 1}.99")
+        and not requirement.specifier.contains(f"1.{number + 1}.0")
+    )
+
+
+@pytest.mark.parametrize("minor", admitted_minors())
+def test_each_minor_installs_dbt_core_of_that_minor_with_dbt_spark_and_pyspark(minor):
+    normal, no_deps = matrix_pins()[minor]
+    (core,) = named(normal + no_deps, "dbt-core")
+    assert only_releases_of(core, minor), core
+    (spark,) = named(normal + no_deps, "dbt-spark")
+    assert only_releases_of(spark, DBT_SPARK_MINOR.get(minor, minor)), spark
+    if spark in normal:
+        assert spark.extras == {"session"}, spark  # the extra brings pyspark; pinned here anyway
+    assert [str(r) for r in named(normal, "pyspark")] == ["pyspark==4.1.4"]
+
+
+@pytest.mark.parametrize("minor", admitted_minors())
+def test_a_minor_installed_without_dbt_core_dependencies_lists_them_itself(minor):
+    """dbt-core 1.12 requires dbt-core-experimental-parser, which cannot be installed without
+    internet access: dbt-core goes in with --no-deps, and dbt-spark too (pip would fetch dbt-core's
+    requirements with it); their other requirements are installed as usual."""
+    normal, no_deps = matrix_pins()[minor]
+    if not named(no_deps, "dbt-core"):
+        assert not no_deps
+        return
+    assert {r.name for r in no_deps} == {"dbt-core", "dbt-spark"}
+    assert not named(normal, "dbt-core") and not named(normal, "dbt-spark")
+    assert not named(normal, "dbt-core-experimental-parser")
+    names = {r.name for r in normal}
+    # dbt-spark's requirements, and some of dbt-core's
+    assert {"dbt-adapters", "dbt-common", "sqlparams", "pyspark"} <= names
+    assert {"agate", "jinja2", "mashumaro", "metricflow", "protobuf", "dbt-protos"} <= names
 
 
 def test_readme_lists_the_tested_minors():
