@@ -4,8 +4,8 @@
 # when its pins below change; pip's cache is reused), then on the embedded local Spark
 #   - the Flink reference models of this project, with their seeds and equals_expected tests;
 #   - the consumer project integration_tests/consumer (spark_windows installed as a package):
-#     `dbt ls` must list none of spark_windows' models, seeds or data tests, and `dbt build`
-#     must pass.
+#     `dbt ls` must list none of spark_windows' models, seeds or data tests; `dbt build --empty`
+#     (every model empty, then the consumer's unit tests) and `dbt build` must pass.
 # Usage: scripts/version_matrix.sh [--install-only | --pins] [minor ...]   (default: every minor below)
 # Prints one line per minor and ends with a summary; exits 1 when any minor failed. --pins prints
 # what each minor's environment is made of (`<minor>: <pins>`, as its .pins stamp holds them) and
@@ -136,13 +136,14 @@ run_minor() {
     mkdir -p "$SPARK_WINDOWS_STATE_DIR/consumer_home"
     : >"$log"
     local step
-    for step in flink consumer_deps consumer_ls consumer_build; do
+    for step in flink consumer_deps consumer_ls consumer_build_empty consumer_build; do
         echo "version_matrix: dbt $minor, $step" >>"$log"
         case "$step" in
             flink) "$dbt" build --target local --select path:seeds/flink_reference path:models/flink_reference \
                 --target-path "target/versions/$minor" >>"$log" 2>&1 ;;
             consumer_deps) consumer "$dbt" deps >>"$log" 2>&1 ;;
             consumer_ls) check_consumer_lists_nothing_of_ours "$dbt" "$log" ;;
+            consumer_build_empty) consumer "$dbt" build --empty >>"$log" 2>&1 ;;
             consumer_build) consumer "$dbt" build >>"$log" 2>&1 ;;
         esac || {
             echo "dbt $minor: $step failed; the end of $log:" >&2

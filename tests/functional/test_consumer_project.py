@@ -2,8 +2,12 @@
 process of its own with the profile the README gives consumers, as pasted:
 
 - the package adds none of its models, seeds or data tests to the consumer (`dbt ls`);
-- `dbt build` passes, and the consumer's models, which call spark_windows.tumble, hop and
-  window_aggregate, hold the hand-computed windows;
+- `dbt build --empty` (as analysts run it before unit tests: every model built with no rows)
+  passes, and so does `dbt build` after it; each runs the consumer's dbt unit tests
+  (`unit_tests:` in the YAML next to each model, one per model calling a macro), and each of
+  them passes;
+- the consumer's models, which call spark_windows.tumble, hop, session and window_aggregate,
+  hold the hand-computed windows;
 - the consumer's seed loads exactly (NULL for an empty field, microseconds kept) only with the
   documented opt-in to spark_windows' seed loader (`dispatch:` for the `dbt` namespace).
 """
@@ -41,6 +45,23 @@ SLIDING = [
     ("s2", "2024-05-01 08:01:00", "2024-05-01 08:02:00", "6"),
 ]
 
+# 1-minute gap per sensor: s1's three readings are at most 35 seconds apart, one session from
+# 08:00:05 to 08:01:10 + 1 minute; s2's two are 70 seconds apart, two sessions
+SESSIONS_COLUMNS = ["sensor_id", "window_start", "window_end", "readings", "vehicles"]
+SESSIONS = [
+    ("s1", "2024-05-01 08:00:05", "2024-05-01 08:02:10", "3", "9"),
+    ("s2", "2024-05-01 07:59:50", "2024-05-01 08:00:50", "1", "2"),
+    ("s2", "2024-05-01 08:01:00", "2024-05-01 08:02:00", "1", "6"),
+]
+# the consumer's unit tests (integration_tests/consumer/models/<model>.yml), by model
+UNIT_TESTS = {
+    "consumer_tumbling": "consumer_tumbling_sums_each_minute",
+    "consumer_sliding": "consumer_sliding_counts_each_row_in_two_windows",
+    "consumer_sessions": "consumer_sessions_split_on_gaps_longer_than_a_minute",
+    "consumer_window_aggregate": "consumer_window_aggregate_sums_hopping_windows",
+}
+BUILDS = ["build --empty", "build"]
+
 
 # integration_tests/consumer/seeds/arrivals.csv, as it should load: dbt infers a timestamp column
 # from its ISO 8601 times (read back here in UTC, to the microsecond) and a string column with NULL
@@ -53,8 +74,11 @@ CONSUMER_NODES = {
     "model.spark_windows_consumer.consumer_events",
     "model.spark_windows_consumer.consumer_tumbling",
     "model.spark_windows_consumer.consumer_sliding",
+    "model.spark_windows_consumer.consumer_sessions",
     "model.spark_windows_consumer.consumer_window_aggregate",
     "seed.spark_windows_consumer.arrivals",
+    # `dbt ls` lists unit tests too
+    *(f"unit_test.spark_windows_consumer.{model}.{name}" for model, name in UNIT_TESTS.items()),
 }
 
 
@@ -68,7 +92,8 @@ def test_readme_gives_the_consumer_profile_as_the_tests_use_it():
 
 @pytest.fixture(scope="module")
 def consumer(dbt_target, tmp_path_factory) -> dict:
-    """What consumer_driver.py read, after `dbt deps`, `ls` and `build` of the consumer project."""
+    """What consumer_driver.py read, after `dbt deps`, `ls`, `build --empty` and `build` of the
+    consumer project."""
     if dbt_target != "local":
         pytest.skip("the consumer project is built on Spark embedded in dbt")
     work = tmp_path_factory.mktemp("consumer")
@@ -104,6 +129,29 @@ def test_the_package_adds_no_model_seed_or_test_to_a_consumer(consumer):
 def test_package_macros_work_in_a_consumer_project(consumer, model, expected):
     columns, rows = consumer["tables"][model]
     assert_same_rows(columns, rows, COLUMNS, expected, model)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", BUILDS)
+def test_build_passes_in_a_consumer_project(consumer, step):
+    built = consumer["builds"][step]
+    assert built["passed"], f"dbt {step} failed: {built['error'] or built['failures']}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", BUILDS)
+@pytest.mark.parametrize("model", sorted(UNIT_TESTS))
+def test_unit_tests_of_a_model_calling_the_macros_pass(consumer, step, model):
+    ran = consumer["builds"][step]["unit_tests"]
+    unit_test = f"unit_test.spark_windows_consumer.{model}.{UNIT_TESTS[model]}"
+    assert unit_test in ran, f"dbt {step} did not run {unit_test}; it ran {sorted(ran)}"
+    assert ran[unit_test] == "pass", f"dbt {step}: {unit_test} {ran[unit_test]}: {consumer['builds'][step]['failures']}"
+
+
+@pytest.mark.slow
+def test_sessions_work_in_a_consumer_project(consumer):
+    columns, rows = consumer["tables"]["consumer_sessions"]
+    assert_same_rows(columns, rows, SESSIONS_COLUMNS, SESSIONS, "consumer_sessions")
 
 
 @pytest.mark.slow

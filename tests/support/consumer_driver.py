@@ -5,26 +5,51 @@ what tests/functional/test_consumer_project.py checks as JSON.
 
 The caller sets HOME (the consumer's profile keeps its Spark state under $HOME/.spark_state)
 and DBT_PROFILES_DIR (the folder of the consumer's profiles.yml). Steps, in one Spark JVM:
-`dbt deps`; `dbt ls` of every node; `dbt build`; the tables read back; then a copy of the
-project in DIR without its `dispatch:` block (no opt-in to spark_windows' seed loader) seeds
-`arrivals` again, read back too. Exits 1, naming the step, when a dbt command fails.
+`dbt deps`; `dbt ls` of every node; `dbt build --empty` (every model built empty, and the unit
+tests, which need the tables' columns); `dbt build` (the unit tests again, and the data); the
+tables read back; then a copy of the project in DIR without its `dispatch:` block (no opt-in to
+spark_windows' seed loader) seeds `arrivals` again, read back too. Each build is recorded under
+"builds" (whether it passed, what failed, the status of each unit test it ran). Exits 1, naming
+the step, when a dbt command other than `dbt build --empty` fails; that one is only recorded, so
+the tests can say what failed in it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
 from pathlib import Path
 
+from dbt.cli.main import dbtRunner
 from dbt_harness import DbtFailed, SessionWarehouse, run_dbt  # a script's folder is on sys.path
 from project import PROJECT_DIR
 
 CONSUMER = PROJECT_DIR / "integration_tests" / "consumer"
 SCHEMA = "analytics"  # the schema of the consumer's profile
-TABLES = ["consumer_tumbling", "consumer_sliding", "consumer_window_aggregate", "arrivals"]
+TABLES = ["consumer_tumbling", "consumer_sliding", "consumer_sessions", "consumer_window_aggregate", "arrivals"]
+
+
+def build(*flags: str) -> dict:
+    """Runs `dbt build` with `flags` in the consumer project and says how it went, whether it
+    passed or not (dbt_harness.run_dbt raises on a failure and keeps no result): `passed`, the
+    message of each node that did not pass, and the status of each unit test that ran."""
+    here = os.getcwd()
+    os.chdir(CONSUMER)
+    try:
+        result = dbtRunner().invoke(["build", *flags, "--project-dir", str(CONSUMER)])
+    finally:
+        os.chdir(here)
+    rows = getattr(result.result, "results", None) or []
+    return {
+        "passed": result.success,
+        "error": None if result.exception is None else str(result.exception),
+        "failures": {row.node.unique_id: row.message for row in rows if str(row.status) not in ("success", "pass")},
+        "unit_tests": {row.node.unique_id: str(row.status) for row in rows if row.node.resource_type == "unit_test"},
+    }
 
 
 def without_dispatch(work_dir: Path) -> Path:
@@ -52,7 +77,10 @@ def main() -> int:
         run_dbt(["deps"], project_dir=CONSUMER)
         listed = run_dbt(["ls", "--output", "json"], project_dir=CONSUMER).result
         out["ls"] = [json.loads(line) for line in listed]
-        run_dbt(["build"], project_dir=CONSUMER)
+        out["builds"] = {"build --empty": build("--empty")}
+        out["builds"]["build"] = built = build()
+        if not built["passed"]:
+            raise DbtFailed(f"dbt build failed: {built['error'] or built['failures']}")
         warehouse = SessionWarehouse(SCHEMA)
         out["tables"] = {table: warehouse.table_as_text(table) for table in TABLES}
 
