@@ -2,7 +2,9 @@
 # Builds the package with every dbt minor it admits (require-dbt-version in dbt_project.yml):
 # for each minor, a virtual environment of its own in .venv-versions/<minor> (made again only
 # when its pins below change; pip's cache is reused), then on the embedded local Spark
-#   - the Flink reference models of this project, with their seeds and equals_expected tests;
+#   - the Flink reference models of this project, with their seeds and equals_expected tests, and
+#     the microbatch example (sensor_vehicles_microbatch, its input and the singular data test
+#     that compares it with the same call computed at once);
 #   - the consumer project integration_tests/consumer (spark_windows installed as a package):
 #     `dbt ls` must list none of spark_windows' models, seeds or data tests; `dbt build --empty`
 #     (every model empty, then the consumer's unit tests) and `dbt build` must pass.
@@ -139,7 +141,7 @@ run_minor() {
     for step in flink consumer_deps consumer_ls consumer_build_empty consumer_build; do
         echo "version_matrix: dbt $minor, $step" >>"$log"
         case "$step" in
-            flink) "$dbt" build --target local --select path:seeds/flink_reference path:models/flink_reference \
+            flink) "$dbt" build --target local --select path:seeds/flink_reference path:models/flink_reference +sensor_vehicles_microbatch \
                 --target-path "target/versions/$minor" >>"$log" 2>&1 ;;
             consumer_deps) consumer "$dbt" deps >>"$log" 2>&1 ;;
             consumer_ls) check_consumer_lists_nothing_of_ours "$dbt" "$log" ;;

@@ -61,7 +61,7 @@ where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }} or 
 select
     count(*) as new_rows,
     count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
-    unix_micros(max(cast({{ cfg.ingestion_col }} as timestamp))) as max_ingestion_us,
+    max({{ spark_windows._sw_ts_us(cfg.ingestion_col) }}) as max_ingestion_us,
     max({{ ts_us }}) as max_event_us,
     count_if({{ late }}) as late_rows,
     min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
