@@ -67,3 +67,20 @@ def test_each_window_data_test_fails_on_its_bad_fixture(warehouse, dbt_target):
     )
     expected = {name: ("fail", rows) if rows else ("pass", 0) for name, rows in EXPECTED_FAILURES.items()}
     assert _test_results(result) == expected
+
+
+# equals_expected compares rows by position: through dbt, sides with different numbers of columns
+# are a compile error naming both lists (not Spark's NUM_COLUMNS_MISMATCH), also under --empty,
+# where ref() renders as a subquery and the columns are read from the table behind it.
+MISMATCHED = "{{ spark_windows.test_equals_expected(ref('orders'), ref('expected__orders_hopping_count')) }}"
+
+
+@pytest.mark.parametrize("flags", [[], ["--empty"]], ids=["plain", "empty"])
+def test_equals_expected_between_different_column_lists_names_both(warehouse, dbt_target, flags):
+    logged = []  # what dbt shows the user: the messages of its events
+    callbacks = [lambda event: logged.append(event.info.msg)]
+    args = ["compile", "--target", dbt_target, "--inline", MISMATCHED, *flags]
+    result = run_dbt(args, expect_pass=False, callbacks=callbacks)
+    shown = "\n".join([str(result.exception), *map(str, logged)])
+    assert "has 4 columns (order_id, customer_id, order_ts, amount) but expected " in shown, shown[-3000:]
+    assert "has 5 (window_start, window_end, orders, customers, distinct_customers); " in shown, shown[-3000:]

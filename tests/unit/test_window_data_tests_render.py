@@ -8,7 +8,7 @@ A generic data test is a ``{% test name(...) %}`` block, which dbt registers as 
 from __future__ import annotations
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, parse
+from macro_renderer import CompilerError, MacroRenderer, Relation, parse
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
@@ -168,6 +168,64 @@ def test_no_failing_row_column_can_collide_with_the_model(renderer, name):
         if projection.alias and projection.alias not in ("k",)
     }
     assert all(alias.startswith("__sw_") for alias in added), added
+
+
+# --- equals_expected: column lists that cannot be compared ---------------------------------------
+
+ORDERS = Relation("`analytics`.`orders_hopping_count`", ["window_start", "window_end", "orders", "customers"])
+EXPECTED = Relation("`analytics`.`expected__orders_hopping_count`", ["window_start", "window_end", "orders"])
+
+
+def test_equals_expected_with_a_different_number_of_columns_names_both_lists():
+    renderer = MacroRenderer()
+    with pytest.raises(CompilerError) as error:
+        renderer.call("test_equals_expected", ORDERS, EXPECTED)
+    assert str(error.value).startswith(
+        "equals_expected: the model `analytics`.`orders_hopping_count` has 4 columns "
+        "(window_start, window_end, orders, customers) but expected `analytics`.`expected__orders_hopping_count` "
+        "has 3 (window_start, window_end, orders); "
+    )
+    assert renderer.env.globals["adapter"].introspected == [ORDERS.name, EXPECTED.name]
+
+
+def test_equals_expected_compares_by_position_whatever_the_names():
+    renamed = Relation("expected__renamed", ["start", "end", "n", "customers"])
+    tree = parse(MacroRenderer().call("test_equals_expected", ORDERS, renamed))
+    assert len([node for node in tree.find_all(exp.Except) if not node.args.get("distinct")]) == 2
+
+
+@pytest.mark.parametrize(
+    "model, expected, introspected",
+    [
+        (str(ORDERS), str(EXPECTED), []),  # CTE names or queries
+        (ORDERS, Relation("not_built_yet", []), [ORDERS.name, "not_built_yet"]),
+        (Relation("__dbt__cte__orders", ORDERS.columns, is_cte=True), EXPECTED, [EXPECTED.name]),
+    ],
+    ids=["strings", "not built", "ephemeral"],
+)
+def test_equals_expected_leaves_unknown_column_lists_to_spark(model, expected, introspected):
+    renderer = MacroRenderer()
+    sql = renderer.call("test_equals_expected", model, expected)
+    assert sql == renderer.call("test_equals_expected", str(model), str(expected))
+    assert renderer.env.globals["adapter"].introspected == introspected
+
+
+def test_equals_expected_reads_the_columns_of_a_filtered_relation_from_the_table_behind_it():
+    # `dbt build --empty` (a limit) or `--sample` (an event-time filter): ref() renders as a subquery
+    for model in (
+        ORDERS.incorporate(limit=0),
+        ORDERS.incorporate(event_time_filter={"field_name": "window_start", "start": "2024-05-01"}),
+    ):
+        renderer = MacroRenderer()
+        with pytest.raises(CompilerError, match=r"has 4 columns \(window_start, window_end, orders, customers\) but"):
+            renderer.call("test_equals_expected", model, EXPECTED)
+        assert renderer.env.globals["adapter"].introspected == [ORDERS.name, EXPECTED.name]
+
+
+def test_equals_expected_looks_up_no_columns_while_dbt_parses_the_project():
+    renderer = MacroRenderer(execute=False)
+    renderer.call("test_equals_expected", ORDERS, EXPECTED)
+    assert renderer.env.globals["adapter"].introspected == []
 
 
 # --- dispatch: each generic test is a shim over default__test_<name>, as in dbt-utils -----------
