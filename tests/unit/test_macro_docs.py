@@ -6,10 +6,15 @@ must have a YAML macro properties entry (``macros/windows/hop.yml`` for ``hop.sq
 arguments are the signature's, in order, with a description and a type; and README.md must show
 its signature in backticks exactly as the source declares it. A public file holds its macro
 and that macro's ``default__``/``spark__`` implementations only.
+
+Materializations (macros/materializations/*.sql) are documented the same way, under the name dbt
+registers (``materialization_<name>_<adapter>``), in the YAML file beside their source; a README
+section their description points to must exist.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +28,7 @@ PRIVATE_PREFIXES = ("_", "default__", "spark__")
 # the macros this project has always had: if the scan stops finding them, the other tests
 # would pass without checking anything
 KNOWN_PUBLIC = {"tumble", "hop", "cumulate", "session", "window_aggregate", "equals_expected"}
+KNOWN_MATERIALIZATIONS = {"materialization_windowed_incremental_spark"}
 
 
 def public_files() -> list[Path]:
@@ -37,6 +43,10 @@ def public_signatures() -> list[Block]:
         for block in blocks_in(path.read_text(), path)
         if block.kind in ("macro", "test") and not block.name.startswith(PRIVATE_PREFIXES)
     ]
+
+
+def materializations() -> list[Block]:
+    return [block for block in project_blocks() if block.kind == "materialization"]
 
 
 def yaml_entries() -> dict[str, list[tuple[Path, dict]]]:
@@ -188,3 +198,30 @@ def test_each_public_file_holds_its_macro_and_its_dispatch_implementations_only(
     _fail_on(
         problems, f"public files holding other macros than `<file name>` and its {PRIVATE_PREFIXES[1:]} implementations"
     )
+
+
+@pytest.mark.fast
+def test_every_materialization_has_a_description_beside_its_source():
+    found = {block.registered for block in materializations()}
+    assert KNOWN_MATERIALIZATIONS <= found, f"the scan of {MACRO_DIR} misses {sorted(KNOWN_MATERIALIZATIONS - found)}"
+    entries = yaml_entries()
+    headings = {line.lstrip("#").strip() for line in README.read_text().splitlines() if line.startswith("#")}
+    problems = []
+    for block in materializations():
+        expected_file = block.path.with_suffix(".yml")
+        found = entries.get(block.registered, [])
+        if [path for path, _ in found] != [expected_file]:
+            files = [str(path.relative_to(PROJECT_DIR)) for path, _ in found]
+            problems.append(
+                f"{block.name} ({block.where}): one entry `- name: {block.registered}` under `macros:` "
+                f"expected in {expected_file.relative_to(PROJECT_DIR)}, found in {files}"
+            )
+            continue
+        description = found[0][1].get("description")
+        if _blank(description):
+            problems.append(f"{block.registered} in {expected_file.relative_to(PROJECT_DIR)}: empty description")
+            continue
+        for section in re.findall(r'section "([^"]+)"', description):
+            if section not in headings:
+                problems.append(f"{block.registered}: points to README section {section!r}, which README.md lacks")
+    _fail_on(problems, "materializations without their YAML description")
