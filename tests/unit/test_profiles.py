@@ -28,3 +28,12 @@ def test_every_target_pins_the_time_zone_and_writes_timestamps_parquet_can_skip_
     # Spark's default, INT96, has no statistics Parquet can skip files by: a run's filter on the
     # ingestion time would read every file of the input
     assert parameters["spark.sql.parquet.outputTimestampType"] == "TIMESTAMP_MICROS"
+
+
+def test_the_consumer_profile_keeps_spark_quiet_without_a_file_of_this_repository():
+    """Spark's own setting: a consumer has no log4j2 file of ours (each model printed several
+    WARN SparkSession lines, and window_aggregate without group_by a WARN of its window)."""
+    path = PROJECT_DIR / "integration_tests" / "consumer" / "profiles.yml"
+    for profile in yaml.safe_load(path.read_text()).values():
+        for output in profile["outputs"].values():
+            assert output["server_side_parameters"]["spark.log.level"] == "ERROR"
