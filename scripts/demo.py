@@ -27,6 +27,10 @@ SHOWN = {
         "sessions per user, closed after 10 minutes without a click",
         ["user_id", "window_start"],
     ),
+    "sensor_vehicles_microbatch": (
+        "vehicles per sensor, 15-minute windows every 5 minutes, built by dbt's microbatch (daily batches)",
+        ["window_start", "sensor_id"],
+    ),
     "top_suppliers_per_window": (
         "the 3 suppliers with the highest price sum per 5-second window",
         ["window_start", "window_end", "supplier_rank"],
