@@ -53,10 +53,7 @@
     {%- endif -%}
     {#- a timestamp column is compared as it is, so Spark can skip files by their statistics;
         another type (date, timestamp_ntz) or an unknown one through _sw_ts, as the windows see it -#}
-    {%- set types = {} -%}
-    {%- for name, data_type in spark_windows._sw_describe(relation) or [] -%}
-        {%- do types.update({name | lower: data_type}) -%}
-    {%- endfor -%}
+    {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe(relation)) -%}
     {%- set field = time_col if types.get(time_col.strip().strip('`') | lower) == 'timestamp' else spark_windows._sw_ts(time_col) -%}
     {%- set datetime = modules.datetime -%}
     {%- set start = datetime.datetime(1970, 1, 1, tzinfo=modules.pytz.utc) + datetime.timedelta(microseconds=batch.start_us) -%}

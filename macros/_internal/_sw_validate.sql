@@ -203,14 +203,21 @@
     {%- if described is none -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set types = {} -%}
-    {%- for name, data_type in described -%}
-        {%- do types.update({name | lower: data_type}) -%}
-    {%- endfor -%}
+    {%- set types = spark_windows._sw_column_types(described) -%}
     {%- for arg_name, column in time_cols.items() -%}
         {%- do spark_windows._sw_require_time_type(relation, types, column, macro_name, arg_name) -%}
     {%- endfor -%}
     {{ return(described | map(attribute=0) | list) }}
+{% endmacro %}
+
+
+{#- Lower-case column name to Spark type, of _sw_describe's pairs (none: {}). -#}
+{% macro _sw_column_types(described) %}
+    {%- set types = {} -%}
+    {%- for name, data_type in described or [] -%}
+        {%- do types.update({name | lower: data_type}) -%}
+    {%- endfor -%}
+    {{ return(types) }}
 {% endmacro %}
 
 
