@@ -70,6 +70,7 @@ def main() -> int:
             "path:seeds/expected",
             "path:models/examples",
             "path:models/incremental",
+            "path:models/microbatch",
         ]
     )
     warehouse = SessionWarehouse(SCHEMA)
