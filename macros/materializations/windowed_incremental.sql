@@ -38,6 +38,12 @@
 
     {{ run_hooks(pre_hooks) }}
 
+    {#- Every overwrite here is static (a partition named in the statement, or a whole table),
+        except the windows table's, which is dynamic by its own table option. dbt-spark's
+        insert_overwrite and microbatch models set the session's mode to DYNAMIC and leave it so:
+        a later model of the same dbt invocation (the same Spark session) must set it back. -#}
+    {%- do run_query('set spark.sql.sources.partitionOverwriteMode = STATIC') -%}
+
     {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted
            one, and read the state of the last committed run (none before the first). -#}
     {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, should_full_refresh()) -%}
