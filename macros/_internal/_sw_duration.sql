@@ -1,10 +1,11 @@
 {#-
     spark_windows._sw_duration_us(value, macro_name, arg_name, allow_negative=false, allow_zero=false, or_accepted=none, errors=none)
 
-    The one place durations are read. Accepts '<integer> <unit>' with an optional leading
-    `interval` and optional quotes around the integer (Flink's `INTERVAL '5' MINUTE`), unit one of
-    millisecond, second, minute, hour, day (singular or plural, any case). Returns the duration
-    in microseconds as a Python integer. `or_accepted` names what else the argument may be
+    The one place durations are read. Accepts '<number> <unit>' with an optional leading
+    `interval` and optional quotes around the number (Flink's `INTERVAL '5' MINUTE`), unit one of
+    millisecond, second, minute, hour, day (singular or plural, any case). The number is an
+    integer, or a decimal that comes to whole microseconds (Flink's INTERVAL '0.005' SECOND).
+    Returns the duration in microseconds as a Python integer. `or_accepted` names what else the argument may be
     (session's gap: an expression), for the error messages. With a list as `errors`, a
     malformed value appends its message there and returns none.
 
@@ -43,11 +44,21 @@
     {%- if unit.endswith('s') and unit[:-1] in units -%}
         {%- set unit = unit[:-1] -%}
     {%- endif -%}
-    {%- if not modules.re.fullmatch('[0-9]+', digits) or unit not in units -%}
+    {%- if not modules.re.fullmatch('[0-9]+([.][0-9]+)?', digits) or unit not in units -%}
         {{ return(spark_windows._sw_refuse(
             macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a duration; expected " ~ accepted, errors)) }}
     {%- endif -%}
-    {%- set micros = (digits | int) * units[unit] -%}
+    {#- a decimal (Flink's INTERVAL '0.005' SECOND) in integer arithmetic: it must come to a
+        whole number of microseconds, the precision of Spark timestamps -#}
+    {%- set whole, _, fraction = digits.partition('.') -%}
+    {%- set scale = 10 ** (fraction | length) -%}
+    {%- set scaled = ((whole ~ fraction) | int) * units[unit] -%}
+    {%- if scaled % scale != 0 -%}
+        {{ return(spark_windows._sw_refuse(
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ value ~ "') is not a whole number of microseconds, the precision of Spark timestamps; expected "
+            ~ accepted ~ ", or a decimal such as '0.005 seconds' that comes to whole microseconds", errors)) }}
+    {%- endif -%}
+    {%- set micros = scaled // scale -%}
     {%- set limit_us = spark_windows._sw_max_duration_us() -%}
     {%- if micros > limit_us -%}
         {{ return(spark_windows._sw_refuse(
@@ -80,6 +91,26 @@
     {%- endif -%}
     {%- set offset_us = spark_windows._sw_duration_us(offset, macro_name, 'offset', allow_negative=true, allow_zero=true, errors=errors) -%}
     {{ return(none if offset_us is none else offset_us % size_us) }}
+{% endmacro %}
+
+
+{#- Checks a hop's slide against its size. Any two positive durations make windows (a size that
+    is not a whole multiple of the slide too, as Flink's HOP table function and Spark's window()
+    accept), but a slide longer than the size leaves the rows between two windows in none: that
+    takes allow_gaps=true, since hop(..., '1 hour', '10 minutes') is most often size and slide
+    given the other way round. -#}
+{% macro _sw_require_hop_slide(size, size_us, slide, slide_us, allow_gaps, macro_name, errors=none) %}
+    {%- if allow_gaps not in [true, false] -%}
+        {{ return(spark_windows._sw_refuse(
+            macro_name ~ ": allow_gaps (" ~ allow_gaps ~ ") must be true or false; for example allow_gaps=true", errors)) }}
+    {%- endif -%}
+    {%- if slide_us > size_us and not allow_gaps -%}
+        {{ return(spark_windows._sw_refuse(
+            macro_name ~ ": slide ('" ~ slide ~ "') is longer than size ('" ~ size ~ "'), so the rows between two windows would belong to none. "
+            ~ "The macro takes slide first, then size; for example slide '" ~ size ~ "' with size '" ~ slide ~ "' gives windows of '" ~ slide ~ "' every '" ~ size ~ "'. "
+            ~ "To keep the gaps on purpose, pass allow_gaps=true", errors)) }}
+    {%- endif -%}
+    {{ return(true) }}
 {% endmacro %}
 
 

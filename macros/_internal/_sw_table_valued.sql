@@ -6,7 +6,7 @@
     {%- elif spec.type == 'tumble' -%}
         {{ return(spark_windows.tumble(relation, time_col, spec.size, spec.offset)) }}
     {%- elif spec.type == 'hop' -%}
-        {{ return(spark_windows.hop(relation, time_col, spec.slide, spec.size, spec.offset)) }}
+        {{ return(spark_windows.hop(relation, time_col, spec.slide, spec.size, spec.offset, spec.get('allow_gaps', false))) }}
     {%- else -%}
         {{ return(spark_windows.cumulate(relation, time_col, spec.slide, spec.size, spec.offset)) }}
     {%- endif -%}

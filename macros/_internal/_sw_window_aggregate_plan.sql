@@ -3,7 +3,7 @@
 {% macro _sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns) -%}
     {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
     {%- set distinct = aggs | selectattr('kind', 'equalto', 'count_distinct') | list | length > 0 -%}
-    {%- set one_pane = spec.type == 'tumble' or (spec.type != 'session' and spec.panes_per_window == 1) -%}
+    {%- set one_pane = spec.type == 'tumble' or (spec.type != 'session' and spec.aligned and spec.panes_per_window == 1) -%}
     {#- sessions of a fixed gap: GROUP BY of each row's session index (any aggregate), unless
         the input has window columns of its own, which the session macro replaces -#}
     {%- set window_columns = ['window_start', 'window_end', 'window_time'] -%}
@@ -12,7 +12,9 @@
         {{ return(spark_windows._sw_session_aggregate(relation, time_col, spec.gap_us, keys, aggs)) }}
     {%- endif -%}
     {#- a window of one pane holds each row once: GROUP BY of the tumbling rows is the plan -#}
-    {%- if spec.type == 'session' or row_copy or (distinct and one_pane) -%}
+    {#- a hop whose size is not a whole multiple of its slide has no common pane per window:
+        each row is copied into its ceil(size / slide) windows -#}
+    {%- if spec.type == 'session' or row_copy or (distinct and one_pane) or not spec.aligned -%}
         {{ return(spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
     {%- endif -%}
     {%- if one_pane -%}

@@ -1,15 +1,17 @@
 {#- Checks the window dict and returns it with sizes in microseconds:
     {type, size_us, pane_us, panes_per_window, offset_us (reduced), gap_us (none for a gap
     expression), and the original strings}. With a list as `errors`, problems are appended there
-    and the result is none. -#}
-{% macro _sw_window_spec(window, macro_name, errors=none) %}
+    and the result is none. With any_hop, a hop may have a size that is not a whole multiple of
+    its slide, and gaps with 'allow_gaps': true (`aligned` is then false and panes_per_window
+    none); otherwise its size must be a whole multiple of its slide. -#}
+{% macro _sw_window_spec(window, macro_name, errors=none, any_hop=false) %}
     {%- set required = {
         'tumble': ['size'],
         'hop': ['slide', 'size'],
         'cumulate': ['step', 'size'],
         'session': ['gap'],
     } -%}
-    {%- set optional = {'tumble': ['offset'], 'hop': ['offset'], 'cumulate': ['offset'], 'session': []} -%}
+    {%- set optional = {'tumble': ['offset'], 'hop': ['offset'] + (['allow_gaps'] if any_hop else []), 'cumulate': ['offset'], 'session': []} -%}
     {%- set examples -%}
         {'type': 'tumble', 'size': '1 minute'}, {'type': 'hop', 'slide': '1 minute', 'size': '1 hour'}, {'type': 'cumulate', 'step': '1 minute', 'size': '1 hour'} (each with an optional 'offset') or {'type': 'session', 'gap': '10 minutes'}
     {%- endset -%}
@@ -44,9 +46,14 @@
     {%- if size_us is none or pane_us is none -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- if spark_windows._sw_require_multiple(window['size'], size_us, pane_key, window[pane_key], pane_us, where, errors) is none -%}
+    {%- if type == 'hop' and any_hop -%}
+        {%- if spark_windows._sw_require_hop_slide(window['size'], size_us, window['slide'], pane_us, window.get('allow_gaps', false), where, errors) is none -%}
+            {{ return(none) }}
+        {%- endif -%}
+    {%- elif spark_windows._sw_require_multiple(window['size'], size_us, pane_key, window[pane_key], pane_us, where, errors) is none -%}
         {{ return(none) }}
     {%- endif -%}
+    {%- set aligned = size_us % pane_us == 0 -%}
     {%- set alignment_us = size_us if type in ['tumble', 'cumulate'] else pane_us -%}
     {%- set offset_us = spark_windows._sw_offset_us(window.get('offset'), alignment_us, where, errors) -%}
     {%- if offset_us is none -%}
@@ -59,7 +66,9 @@
         'offset': window.get('offset'),
         'size_us': size_us,
         'pane_us': pane_us,
-        'panes_per_window': size_us // pane_us,
+        'panes_per_window': size_us // pane_us if aligned else none,
+        'aligned': aligned,
+        'allow_gaps': window.get('allow_gaps', false),
         'offset_us': offset_us,
     }) }}
 {% endmacro %}

@@ -20,7 +20,7 @@
     {%- set name = 'window_aggregate' -%}
     {%- do spark_windows._sw_require_relation(relation, name) -%}
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
-    {%- set spec = spark_windows._sw_window_spec(window, name) -%}
+    {%- set spec = spark_windows._sw_window_spec(window, name, any_hop=true) -%}
     {%- set keys = spark_windows._sw_column_list(group_by, name, 'group_by') -%}
     {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys) -%}
     {%- for agg in aggs -%}

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.slow
 
 BAD_CALLS = [
     (
-        "select * from {{ spark_windows.hop(ref('orders'), 'order_ts', '7 minutes', '10 minutes') }}",
-        "hop: size ('10 minutes') must be a whole multiple of slide ('7 minutes')",
+        "select * from {{ spark_windows.cumulate(ref('orders'), 'order_ts', '7 minutes', '10 minutes') }}",
+        "cumulate: size ('10 minutes') must be a whole multiple of step ('7 minutes')",
     ),
     (
         "select * from {{ spark_windows.tumble(ref('orders'), 'order_ts', '5 parsecs') }}",
@@ -30,7 +30,7 @@ BAD_CALLS = [
     ),
     (
         "select * from {{ spark_windows.hop(ref('orders'), 'order_ts', '1 hour', '10 minutes') }}",
-        "the two look swapped: slide '10 minutes' with size '1 hour' is valid (hop takes slide first, then size)",
+        "The macro takes slide first, then size; for example slide '10 minutes' with size '1 hour' gives windows of '1 hour' every '10 minutes'",
     ),
     (
         "select * from {{ spark_windows.tumble(ref('orders'), 'order_ts', '99999999999999 days') }}",

@@ -305,6 +305,51 @@ def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set):
     assert actual == through_tvf
 
 
+ANY_HOP_EXAMPLES = 60
+
+
+@settings(PROPERTY_SETTINGS, max_examples=ANY_HOP_EXAMPLES)
+@given(
+    case=grid_case(),
+    size_n=st.integers(1, 13),
+    keyed=st.booleans(),
+)
+def test_hop_of_any_size_and_slide_matches_the_python_model_and_spark_window(spark, renderer, case, size_n, keyed):
+    """Sizes that are no whole multiple of the slide, and slides longer than the size (gaps):
+    hop and window_aggregate equal the Python model, and Spark's own window() on the same rows
+    where it accepts them (not with gaps)."""
+    EXAMPLES_RUN["any_hop"] += 1
+    rows, unit_name, slide_n, _, offset_n = case
+    unit = UNITS[unit_name]
+    slide, size, offset = (duration(n, unit_name) for n in (slide_n, size_n, offset_n))
+    gaps = slide_n > size_n
+    view = load_events(spark, rows)
+    model_input = rows if keyed else [(None, t, v) for _, t, v in rows]
+    expected_rows = model_rows(ref.hop(model_input, slide_n * unit, size_n * unit, offset_n * unit), "all")
+    aggregates = AGGREGATE_SETS["all"]
+    grouped = ", ".join(f"{sql} as {name}" for name, sql in aggregates.items())
+
+    windowed = renderer.call("hop", view, "ts", slide, size, offset, gaps)
+    through_tvf = spark.sql(aggregate_query(windowed, list(aggregates), keyed, grouped)).collect()
+    assert sorted((tuple(r) for r in through_tvf), key=repr) == expected_rows
+
+    spec = {"type": "hop", "slide": slide, "size": size, "offset": offset, "allow_gaps": gaps}
+    sliced = renderer.call("window_aggregate", view, "ts", spec, ["k"] if keyed else [], aggregates)
+    through_aggregate = spark.sql(aggregate_query(sliced, list(aggregates), keyed)).collect()
+    assert sorted((tuple(r) for r in through_aggregate), key=repr) == expected_rows
+
+    if gaps:
+        return  # Spark's window() refuses a slide longer than the size
+    # Spark's window() starts windows at startTime + k * slide, startTime within one slide
+    start_time = duration((offset_n % slide_n), unit_name)
+    spark_window = (
+        f"(select *, w.start as window_start, w.end as window_end from (select *, "
+        f"window(ts, '{size}', '{slide}', '{start_time}') as w from {view} where ts is not null))"
+    )
+    through_spark = spark.sql(aggregate_query(spark_window, list(aggregates), keyed, grouped)).collect()
+    assert sorted((tuple(r) for r in through_spark), key=repr) == expected_rows
+
+
 @pytest.mark.parametrize("sign", [1, -1])
 @pytest.mark.parametrize("aggregates", [{"total": "sum(v)", "cnt": "count(*)"}, {"total": "sum(v)", "mean": "avg(v)"}])
 def test_window_aggregate_hop_sums_overflow_only_where_group_by_does(spark, renderer, sign, aggregates):

@@ -68,7 +68,12 @@ BAD_CALLS = [
     (("tumble", "ev", "ts", "5 weeks"), "tumble: size ('5 weeks') is not a duration"),
     (("tumble", "ev", "ts", "five minutes"), "tumble: size ('five minutes') is not a duration"),
     (("tumble", "ev", "ts", "5"), "tumble: size ('5') is not a duration"),
-    (("tumble", "ev", "ts", "1.5 minutes"), "tumble: size ('1.5 minutes') is not a duration"),
+    (("tumble", "ev", "ts", "1.5.0 minutes"), "tumble: size ('1.5.0 minutes') is not a duration"),
+    (("tumble", "ev", "ts", ".5 minutes"), "tumble: size ('.5 minutes') is not a duration"),
+    (
+        ("tumble", "ev", "ts", "0.0000001 seconds"),
+        "tumble: size ('0.0000001 seconds') is not a whole number of microseconds, the precision of Spark timestamps",
+    ),
     (("tumble", "ev", "ts", 5), "tumble: size (5) is not a duration"),
     (("tumble", "ev", "ts", "\uff15 minutes"), "tumble: size ('\uff15 minutes') is not a duration"),  # fullwidth 5
     (("tumble", "ev", "ts", "\u00b2 minutes"), "tumble: size ('\u00b2 minutes') is not a duration"),  # superscript 2
@@ -80,9 +85,10 @@ BAD_CALLS = [
     (("tumble", None, "ts", "5 minutes"), "tumble: relation is empty"),
     (("tumble", "  ", "ts", "5 minutes"), "tumble: relation is empty"),
     (
-        ("hop", "ev", "ts", "7 minutes", "10 minutes"),
-        "hop: size ('10 minutes') must be a whole multiple of slide ('7 minutes')",
+        ("hop", "ev", "ts", "15 minutes", "10 minutes"),
+        "hop: slide ('15 minutes') is longer than size ('10 minutes'), so the rows between two windows would belong to none",
     ),
+    (("hop", "ev", "ts", "15 minutes", "10 minutes", None, "yes"), "hop: allow_gaps (yes) must be true or false"),
     (("hop", "ev", "ts", "0 seconds", "10 minutes"), "hop: slide ('0 seconds') must be greater than zero"),
     (("hop", "ev", "ts", "1 minute", "-10 minutes"), "hop: size ('-10 minutes') must not be negative"),
     (("hop", "ev", "ts", "1 minute", "10 minutes", "1 fortnight"), "hop: offset ('1 fortnight') is not a duration"),
@@ -190,8 +196,9 @@ def test_durations_longer_than_the_range_of_spark_timestamps_are_compile_errors(
     [
         (
             ("hop", "ev", "ts", "1 hour", "10 minutes"),
-            "hop: size ('10 minutes') must be a whole multiple of slide ('1 hour'), as in Flink; the two look swapped: "
-            "slide '10 minutes' with size '1 hour' is valid (hop takes slide first, then size)",
+            "hop: slide ('1 hour') is longer than size ('10 minutes'), so the rows between two windows would belong "
+            "to none. The macro takes slide first, then size; for example slide '10 minutes' with size '1 hour' gives "
+            "windows of '1 hour' every '10 minutes'. To keep the gaps on purpose, pass allow_gaps=true",
         ),
         (
             ("cumulate", "ev", "ts", "1 day", "1 hour"),
@@ -206,8 +213,9 @@ def test_durations_longer_than_the_range_of_spark_timestamps_are_compile_errors(
                 [],
                 {"n": "count(*)"},
             ),
-            "window_aggregate (hop window): size ('10 minutes') must be a whole multiple of slide ('1 hour'), as in Flink; "
-            "the two look swapped: slide '10 minutes' with size '1 hour' is valid;",
+            "window_aggregate (hop window): slide ('1 hour') is longer than size ('10 minutes'), so the rows between "
+            "two windows would belong to none. The macro takes slide first, then size; for example slide '10 minutes' "
+            "with size '1 hour' gives windows of '1 hour' every '10 minutes'. To keep the gaps on purpose",
         ),
     ],
     ids=repr,
@@ -220,5 +228,43 @@ def test_swapped_slide_and_size_are_named_as_swapped(renderer, call, hint):
 
 def test_sizes_that_are_no_multiple_either_way_are_not_called_swapped(renderer):
     with pytest.raises(CompilerError) as error:
-        renderer.call("hop", "ev", "ts", "7 minutes", "10 minutes")
+        renderer.call("cumulate", "ev", "ts", "7 minutes", "10 minutes")
     assert "swapped" not in str(error.value)
+
+
+# --- durations as Flink writes them, fractions included --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "size, micros",
+    [
+        ("0.005 seconds", 5_000),
+        ("interval '0.005' second", 5_000),
+        ("INTERVAL '1.5' HOUR", 5_400_000_000),
+        ("0.000001 second", 1),
+        ("2.50 minutes", 150_000_000),
+    ],
+)
+def test_decimal_durations_that_come_to_whole_microseconds_are_accepted(renderer, size, micros):
+    rendered = renderer.call("tumble", "ev", "ts", size)
+    assert f", {micros})) + {micros} - 1) as window_time" in rendered
+
+
+# --- hop sizes that are no whole multiple of the slide --------------------------------------
+
+
+def test_a_hop_size_that_is_no_multiple_copies_each_row_into_every_window_that_can_hold_it(renderer):
+    # 10 minutes every 7: two candidate starts per row, the earlier kept only where it still
+    # holds the row
+    rendered = renderer.call("hop", "ev", "ts", "7 minutes", "10 minutes")
+    assert "explode(sequence(cast(0 as bigint), 1))" in rendered
+    assert rendered.endswith("- __sw_hop_index * 420000000) + 600000000\n)")
+    aligned = renderer.call("hop", "ev", "ts", "5 minutes", "10 minutes")
+    assert "explode(sequence(cast(0 as bigint), 1))" in aligned
+    assert "< ((unix_micros" not in aligned, "whole multiples need no filter"
+
+
+def test_gaps_take_allow_gaps_and_keep_one_candidate_window(renderer):
+    rendered = renderer.call("hop", "ev", "ts", "1 hour", "10 minutes", None, True)
+    assert "explode(sequence(cast(0 as bigint), 0))" in rendered
+    assert rendered.endswith("end), 3600000000)) - __sw_hop_index * 3600000000) + 600000000\n)")

@@ -51,8 +51,16 @@ BAD_CALLS = [
     ),
     ({"window": {"type": "session", "gap": "1 minute", "offset": "1 minute"}}, "a session window takes gap"),
     (
-        {"window": {"type": "hop", "slide": "7 minutes", "size": "1 hour"}},
-        "window_aggregate (hop window): size ('1 hour') must be a whole multiple of slide ('7 minutes')",
+        {"window": {"type": "hop", "slide": "70 minutes", "size": "1 hour"}},
+        "window_aggregate (hop window): slide ('70 minutes') is longer than size ('1 hour')",
+    ),
+    (
+        {"window": {"type": "hop", "slide": "70 minutes", "size": "1 hour", "allow_gaps": "true"}},
+        "window_aggregate (hop window): allow_gaps (true) must be true or false",
+    ),
+    (
+        {"window": {"type": "tumble", "size": "1 hour", "allow_gaps": True}},
+        "has the unknown key 'allow_gaps'; a tumble window takes size, offset",
     ),
     (
         {"window": {"type": "cumulate", "step": "1 hour", "size": "90 minutes"}},
@@ -315,6 +323,19 @@ PLANS = {
     "hop_row_copy": (
         HOP,
         {"n": "count(*)", "users": "count(distinct(u))", "p50": "percentile(v, 0.5)"},
+        "__sw_windowed",
+        "__sw_pane",
+    ),
+    # a size that is no whole multiple of the slide, and gaps: each row copied into its windows
+    "hop_not_a_multiple": (
+        {"type": "hop", "slide": "7 minutes", "size": "1 hour"},
+        {"n": "count(*)", "total": "sum(v)", "users": "count(distinct u)"},
+        "__sw_windowed",
+        "__sw_pane",
+    ),
+    "hop_with_gaps": (
+        {"type": "hop", "slide": "1 hour", "size": "10 minutes", "allow_gaps": True},
+        {"n": "count(*)", "hi": "max(v)"},
         "__sw_windowed",
         "__sw_pane",
     ),
