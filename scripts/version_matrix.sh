@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# Builds the package with every dbt minor it admits (require-dbt-version in dbt_project.yml):
-# for each minor, a virtual environment of its own in .venv-versions/<minor> (made again only
-# when its pins below change; pip's cache is reused), then on the embedded local Spark
+# Builds the package with every dbt minor it admits (require-dbt-version in dbt_project.yml) and
+# every Spark release analysts' lakehouses run (3.5 to 4.3), paired so that each minor and each
+# release is proven once or more: for each pair (an entry `<dbt minor>/<spark release>`), a
+# virtual environment of its own in .venv-versions/<minor>-<release> (made again only when its
+# pins below change; pip's cache is reused), then on the embedded local Spark
 #   - the Flink reference models of this project, with their seeds and equals_expected tests, and
 #     the microbatch example (sensor_vehicles_microbatch, its input and the singular data test
 #     that compares it with the same call computed at once);
 #   - the consumer project integration_tests/consumer (spark_windows installed as a package):
 #     `dbt ls` must list none of spark_windows' models, seeds or data tests; `dbt build --empty`
 #     (every model empty, then the consumer's unit tests) and `dbt build` must pass.
-# Usage: scripts/version_matrix.sh [--install-only | --pins] [minor ...]   (default: every minor below)
-# Prints one line per minor and ends with a summary; exits 1 when any minor failed. --pins prints
-# what each minor's environment is made of (`<minor>: <pins>`, as its .pins stamp holds them) and
+# Usage: scripts/version_matrix.sh [--install-only | --pins] [entry ...]   (default: every entry below)
+# Prints one line per entry and ends with a summary; exits 1 when any entry failed. --pins prints
+# what each entry's environment is made of (`<entry>: <pins>`, as its .pins stamp holds them) and
 # installs and runs nothing.
 set -euo pipefail
 
 PROJECT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$PROJECT_DIR"
 
-# dbt-core minor -> what is installed with it (dbt-spark 1.10 and 1.11 accept pyspark 3 and 4).
+# dbt-core minor -> what is installed with it (dbt-spark 1.10 and 1.11 accept pyspark 3 and 4);
+# pyspark comes from the entry's Spark release (spark_pin).
 # Not 1.8 and 1.9: this project's data tests nest their arguments under `arguments:`, which dbt
 # 1.10 introduced (README, "dbt versions").
 # dbt 1.12: dbt-core 1.12.6 requires dbt-core-experimental-parser, which PyPI has only as a source
@@ -32,22 +35,45 @@ jsonschema>=4.19.1,<5.0 mashumaro[msgpack]>=3.9,<3.18 metricflow>=0.213.0,<1.0 n
 opentelemetry-api>=1.26,<2.0 packaging>20.9 pathspec>=0.9,<1.1 protobuf>=6.0,<8.0 pydantic<3
 python-dotenv>=1.2 pytz>=2015.7 pyyaml>=6.0 requests<3.0.0 snowplow-tracker>=1.0.2,<2.0
 sqlparse>=0.5.5,<0.7.0 typing-extensions>=4.4"
-pins() {
+dbt_pins() {
     case "$1" in
-        1.10) echo "dbt-core~=1.10.0 dbt-spark[session]~=1.10.0 pyspark==4.1.4" ;;
-        1.11) echo "dbt-core~=1.11.0 dbt-spark[session]~=1.11.0 pyspark==4.1.4" ;;
-        1.12) echo "pyspark==4.1.4 sqlparams>=3.0.0 ${DBT_CORE_1_12_REQUIRES//$'\n'/ }" ;;
+        1.10) echo "dbt-core~=1.10.0 dbt-spark[session]~=1.10.0" ;;
+        1.11) echo "dbt-core~=1.11.0 dbt-spark[session]~=1.11.0" ;;
+        1.12) echo "sqlparams>=3.0.0 ${DBT_CORE_1_12_REQUIRES//$'\n'/ }" ;;
         *) return 1 ;;
     esac
 }
+# Spark release -> the pyspark wheel (each ships that release's Spark, embedded by dbt-spark's
+# session method)
+spark_pin() {
+    case "$1" in
+        3.5) echo "pyspark==3.5.8" ;;
+        4.0) echo "pyspark==4.0.5" ;;
+        4.1) echo "pyspark==4.1.4" ;;
+        4.2) echo "pyspark==4.2.1" ;;
+        4.3) echo "pyspark==4.3.0" ;;
+        *) return 1 ;;
+    esac
+}
+# an entry `<dbt minor>/<spark release>` -> what pip installs as usual
+pins() {
+    local minor="${1%/*}" release="${1#*/}"
+    [ "$minor" != "$1" ] || return 1
+    local dbt spark
+    dbt="$(dbt_pins "$minor")" || return 1
+    spark="$(spark_pin "$release")" || return 1
+    echo "$dbt $spark"
+}
 # what is installed after pins(), with --no-deps (nothing for most minors)
 no_deps_pins() {
-    case "$1" in
+    case "${1%/*}" in
         1.12) echo "dbt-core==1.12.6 dbt-spark==1.11.0" ;;
         *) echo "" ;;
     esac
 }
-ALL_MINORS=(1.10 1.11 1.12)
+# Every admitted dbt minor and every Spark release, in five environments: the oldest dbt with the
+# oldest Spark, the newest with the newest, and 1.11 (today's default) with the releases between.
+ALL_ENTRIES=(1.10/3.5 1.11/4.0 1.11/4.1 1.11/4.2 1.12/4.3)
 
 # what a minor's environment is made of, as its .pins stamp holds it
 wanted_pins() {
@@ -59,24 +85,24 @@ wanted_pins() {
 
 install_only=false
 print_pins=false
-minors=()
+entries=()
 for arg in "$@"; do
     case "$arg" in
         --install-only) install_only=true ;;
         --pins) print_pins=true ;;
         *)
             if ! pins "$arg" >/dev/null; then
-                echo "version_matrix: unknown dbt minor '$arg'; known: ${ALL_MINORS[*]}" >&2
+                echo "version_matrix: unknown entry '$arg'; expected <dbt minor>/<spark release>, such as ${ALL_ENTRIES[*]}" >&2
                 exit 2
             fi
-            minors+=("$arg")
+            entries+=("$arg")
             ;;
     esac
 done
-[ ${#minors[@]} -gt 0 ] || minors=("${ALL_MINORS[@]}")
+[ ${#entries[@]} -gt 0 ] || entries=("${ALL_ENTRIES[@]}")
 if $print_pins; then
-    for minor in "${minors[@]}"; do
-        echo "$minor: $(wanted_pins "$minor")"
+    for entry in "${entries[@]}"; do
+        echo "$entry: $(wanted_pins "$entry")"
     done
     exit 0
 fi
@@ -87,15 +113,21 @@ VENVS="$PROJECT_DIR/.venv-versions"
 LOGS="$VENVS/logs"
 mkdir -p "$LOGS"
 
-ensure_minor_venv() {
-    local minor="$1" venv="$VENVS/$1" wanted normal no_deps
-    wanted="$(wanted_pins "$minor")"
+# an entry's name in paths: 1.11/4.1 -> 1.11-spark4.1
+slug() {
+    echo "${1%/*}-spark${1#*/}"
+}
+
+ensure_entry_venv() {
+    local entry="$1" venv wanted normal no_deps
+    venv="$VENVS/$(slug "$1")"
+    wanted="$(wanted_pins "$entry")"
     if [ -f "$venv/.pins" ] && [ "$(cat "$venv/.pins")" = "$wanted" ] && "$venv/bin/dbt" --version >/dev/null 2>&1; then
         return 0
     fi
     # the pins as separate words (read -a splits without globbing: mashumaro[msgpack] stays as it is)
-    read -ra normal <<<"$(pins "$minor")"
-    read -ra no_deps <<<"$(no_deps_pins "$minor")"
+    read -ra normal <<<"$(pins "$entry")"
+    read -ra no_deps <<<"$(no_deps_pins "$entry")"
     rm -rf "$venv"
     "${PYTHON:-python3}" -m venv "$venv" || return 1
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${normal[@]}" || return 1
@@ -121,7 +153,7 @@ check_consumer_lists_nothing_of_ours() {
 }
 
 # dbt in the consumer project, with its profile (the README's consumer profile, which keeps its
-# Spark state under $HOME/.spark_state), a HOME of this minor's own and its compiled files apart
+# Spark state under $HOME/.spark_state), a HOME of this entry's own and its compiled files apart
 consumer() {
     local dbt="$1"
     shift
@@ -130,25 +162,27 @@ consumer() {
         "$dbt" "$@" --project-dir "$PROJECT_DIR/integration_tests/consumer"
 }
 
-run_minor() {
-    local minor="$1" log="$LOGS/$1.log" dbt="$VENVS/$1/bin/dbt"
-    export SPARK_WINDOWS_STATE_DIR="$PROJECT_DIR/.spark_state/versions/$minor"
+run_entry() {
+    local entry="$1" name
+    name="$(slug "$1")"
+    local log="$LOGS/$name.log" dbt="$VENVS/$name/bin/dbt"
+    export SPARK_WINDOWS_STATE_DIR="$PROJECT_DIR/.spark_state/versions/$name"
     export SPARK_WINDOWS_TARGET=local
     rm -rf "$SPARK_WINDOWS_STATE_DIR"
     mkdir -p "$SPARK_WINDOWS_STATE_DIR/consumer_home"
     : >"$log"
     local step
     for step in flink consumer_deps consumer_ls consumer_build_empty consumer_build; do
-        echo "version_matrix: dbt $minor, $step" >>"$log"
+        echo "version_matrix: dbt $entry, $step" >>"$log"
         case "$step" in
             flink) "$dbt" build --target local --select path:seeds/flink_reference path:models/flink_reference +sensor_vehicles_microbatch \
-                --target-path "target/versions/$minor" >>"$log" 2>&1 ;;
+                --target-path "target/versions/$name" >>"$log" 2>&1 ;;
             consumer_deps) consumer "$dbt" deps >>"$log" 2>&1 ;;
             consumer_ls) check_consumer_lists_nothing_of_ours "$dbt" "$log" ;;
             consumer_build_empty) consumer "$dbt" build --empty >>"$log" 2>&1 ;;
             consumer_build) consumer "$dbt" build >>"$log" 2>&1 ;;
         esac || {
-            echo "dbt $minor: $step failed; the end of $log:" >&2
+            echo "dbt $entry: $step failed; the end of $log:" >&2
             tail -n 25 "$log" >&2
             return 1
         }
@@ -156,29 +190,30 @@ run_minor() {
 }
 
 failed=()
-for minor in "${minors[@]}"; do
+for entry in "${entries[@]}"; do
     start=$SECONDS
-    if ! ensure_minor_venv "$minor" >"$LOGS/$minor.install.log" 2>&1; then
-        echo "dbt $minor: install FAILED ($(wanted_pins "$minor")); the end of $LOGS/$minor.install.log:" >&2
-        tail -n 20 "$LOGS/$minor.install.log" >&2
-        failed+=("$minor")
+    name="$(slug "$entry")"
+    if ! ensure_entry_venv "$entry" >"$LOGS/$name.install.log" 2>&1; then
+        echo "dbt $entry: install FAILED ($(wanted_pins "$entry")); the end of $LOGS/$name.install.log:" >&2
+        tail -n 20 "$LOGS/$name.install.log" >&2
+        failed+=("$entry")
         continue
     fi
-    versions="$("$VENVS/$minor/bin/python" -c 'from importlib.metadata import version as v
+    versions="$("$VENVS/$name/bin/python" -c 'from importlib.metadata import version as v
 print(" ".join(f"{p}=={v(p)}" for p in ("dbt-core", "dbt-spark", "pyspark")))')"
     if $install_only; then
-        echo "dbt $minor: installed ($versions) in $((SECONDS - start)) s"
+        echo "dbt $entry: installed ($versions) in $((SECONDS - start)) s"
         continue
     fi
-    if run_minor "$minor"; then
-        echo "dbt $minor: passed ($versions) in $((SECONDS - start)) s"
+    if run_entry "$entry"; then
+        echo "dbt $entry: passed ($versions) in $((SECONDS - start)) s"
     else
-        echo "dbt $minor: FAILED ($versions); see $LOGS/$minor.log" >&2
-        failed+=("$minor")
+        echo "dbt $entry: FAILED ($versions); see $LOGS/$name.log" >&2
+        failed+=("$entry")
     fi
 done
 
-passed=$((${#minors[@]} - ${#failed[@]}))
+passed=$((${#entries[@]} - ${#failed[@]}))
 echo "version_matrix: $passed passed, ${#failed[@]} failed"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "version_matrix: failed with dbt ${failed[*]}" >&2

@@ -124,6 +124,11 @@
         {%- set parsed_agg = {'name': name, 'sql': sql, 'kind': kind, 'arg': arg} -%}
         {%- if kind in ['hll', 'kll'] -%}
             {%- do parsed_agg.update(sketch) -%}
+            {%- if kind == 'kll' and spark_windows._sw_require_spark_release([4, 1],
+                macro_name ~ ": aggregate '" ~ name ~ "' ('" ~ sql ~ "') uses KLL sketches",
+                "approx_percentile(expr, " ~ sketch.rank ~ ") (computed from copied rows, slower for hop and cumulate)", errors) is none -%}
+                {{ return(none) }}
+            {%- endif -%}
         {%- elif kind == 'moments' -%}
             {%- do parsed_agg.update({'statistic': spark_windows._sw_moment_aggregates()[function]}) -%}
         {%- endif -%}

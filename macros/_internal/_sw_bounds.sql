@@ -85,3 +85,30 @@
         ~ "' adapter; it supports spark (and adapters that fall back to spark__ macros). "
         ~ "Add a " ~ adapter.type() ~ "__" ~ macro_name ~ " macro to plug one in.") }}
 {% endmacro %}
+
+
+{#- The Spark release the models run on, as [major, minor] (from `select version()`, asked once
+    per call while dbt compiles; none while it parses). -#}
+{% macro _sw_spark_release() %}
+    {%- if not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set version = run_query('select version()').rows[0][0] | string -%}
+    {%- set found = modules.re.match('([0-9]+)[.]([0-9]+)', version) -%}
+    {{ return([found.group(1) | int, found.group(2) | int] if found else none) }}
+{% endmacro %}
+
+
+{#- Refuses `what` (such as "window_aggregate: aggregate 'p50' (...) uses KLL sketches") when
+    the Spark release is older than `release` ([major, minor]), naming the release it needs and
+    `instead`, what works on older releases. -#}
+{% macro _sw_require_spark_release(release, what, instead, errors=none) %}
+    {%- set running = spark_windows._sw_spark_release() -%}
+    {%- if running is not none and running < release -%}
+        {{ return(spark_windows._sw_refuse(
+            what ~ ", which Spark " ~ release | join('.') ~ " introduced; this Spark is " ~ running | join('.')
+            ~ ". Upgrade Spark, or write " ~ instead, errors)) }}
+    {%- endif -%}
+    {{ return(true) }}
+{% endmacro %}
+

@@ -272,7 +272,8 @@
 {#- The input columns a table-valued macro returns: `alias`.* without the input's own columns
     named like the ones the macro adds (`added`, such as window_start, window_end and
     window_time), so windows of windows (a per-minute result grouped again into hours) have one
-    set of window columns, the new one. `columns` are the input's columns (none: unknown).
+    set of window columns, the new one. `columns` are the input's columns (none: unknown). The
+    others are listed by name (`* except (...)` is Spark 4 syntax; Spark 3.5 has no such form).
     With a string relation or an ephemeral model the macro cannot know them: when time_col is
     itself one of the added columns, the input surely holds one, and that is a compile error
     that says what to do. -#}
@@ -283,14 +284,23 @@
                 macro_name ~ ": time_col ('" ~ time_col ~ "') is a window column of the input " ~ relation
                 ~ ", so the input holds windows already and its " ~ added | join(', ') ~ " would collide with the new ones. "
                 ~ "Pass the input as ref('...') or source('...', '...'): " ~ macro_name ~ " then replaces the input's window columns. "
-                ~ "Or rename them first, such as (select * except (" ~ added | join(', ') ~ "), " ~ time_col.strip()
+                ~ "Or rename them first in a query that lists the columns it keeps, such as (select sensor_id, vehicles, " ~ time_col.strip()
                 ~ " as minute_time from per_minute) with time_col 'minute_time'") }}
         {%- endif -%}
         {{ return(alias ~ '.*') }}
     {%- endif -%}
-    {%- set present = [] -%}
-    {%- for column in columns if column.lower() in added -%}
-        {%- do present.append(column) -%}
+    {%- set kept = [] -%}
+    {%- for column in columns if column.lower() not in added -%}
+        {%- do kept.append(alias ~ '.`' ~ column | replace('`', '``') ~ '`') -%}
     {%- endfor -%}
-    {{ return(alias ~ '.*' ~ (' except (' ~ present | join(', ') ~ ')' if present else '')) }}
+    {%- if kept | length == columns | length -%}
+        {{ return(alias ~ '.*') }}
+    {%- endif -%}
+    {%- if kept | length == 0 -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": the input " ~ relation ~ " has only window columns (" ~ columns | join(', ')
+            ~ "), which the new windows replace, so no input column would be left; add a column to the input, such as (select "
+            ~ time_col.strip() ~ " as minute_time from ...) with time_col 'minute_time'") }}
+    {%- endif -%}
+    {{ return(kept | join(', ')) }}
 {% endmacro %}

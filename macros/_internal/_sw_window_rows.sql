@@ -63,8 +63,10 @@
 {#- Numbers the rows of `relation` 1, 2, ... per (window_start, window_end, keys...) in the order
     of `order_terms`, then of the row's JSON text (`tie_direction`: asc or desc), and keeps the
     rows numbered up to `max_rownum`. Returns every input column, then the number as
-    `rownum_alias` (bigint) when one is given. -#}
-{% macro _sw_keep_ranked_rows(relation, keys, order_terms, max_rownum, tie_direction='asc', rownum_alias=none) -%}
+    `rownum_alias` (bigint) when one is given. With `ranking` 'rank' or 'dense_rank', rows
+    equal in `order_terms` share their number (rank() leaves gaps after ties, dense_rank() does
+    not), so no tie-break is needed and a window may keep more than `max_rownum` rows. -#}
+{% macro _sw_keep_ranked_rows(relation, keys, order_terms, max_rownum, tie_direction='asc', rownum_alias=none, ranking='row_number') -%}
     {%- set partition = ['window_start', 'window_end'] + keys -%}
 (
     select
@@ -75,9 +77,10 @@
     from (
         select
             __sw_row,
-            cast(row_number() over (
+            cast({{ ranking }}() over (
                 partition by {{ partition | join(', ') }}
-                order by {{ order_terms | join(', ') }}, {{ spark_windows._sw_row_json('__sw_row') }} {{ tie_direction }}
+                order by {{ order_terms | join(', ') }}
+                {%- if ranking == 'row_number' %}, {{ spark_windows._sw_row_json('__sw_row') }} {{ tie_direction }}{% endif %}
             ) as bigint) as __sw_rownum
         from (
             select __sw_source.*, struct(__sw_source.*) as __sw_row

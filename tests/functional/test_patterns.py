@@ -55,6 +55,22 @@ def load(spark, rows) -> list[dict]:
     return records
 
 
+def order_compare(terms):
+    """Compares two rows by `terms` alone: (column, descending, nulls_first); 0 when tied."""
+
+    def compare(a, b):
+        for column, descending, nulls_first in terms:
+            x, y = a[column], b[column]
+            if x == y:
+                continue
+            if x is None or y is None:
+                return -1 if (x is None) == nulls_first else 1
+            return (-1 if x < y else 1) * (-1 if descending else 1)
+        return 0
+
+    return compare
+
+
 def ranked(records, keys, terms, tie_descending=False):
     """Per window and key, the rows in the order of `terms`: (column, descending, nulls_first)."""
 
@@ -106,6 +122,33 @@ def test_window_top_n_matches_the_python_ranking(spark, renderer, rows, n, order
         for rownum, row in enumerate(group[:n], start=1)
     ]
     sql = renderer.call("window_top_n", VIEW, keys, order_by, n)
+    assert result(spark, sql, extra=["rownum"]) == as_tuples(expected)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=40)
+@given(
+    rows=windowed_rows(),
+    n=st.integers(1, 4),
+    order=st.sampled_from(TOP_N_ORDERS),
+    keyed=st.booleans(),
+    ranking=st.sampled_from(["rank", "dense_rank"]),
+)
+def test_window_top_n_by_rank_keeps_every_tied_row(spark, renderer, rows, n, order, keyed, ranking):
+    """rank(): 1 + the rows strictly before; dense_rank(): 1 + the distinct order values before.
+    Tied rows share their number, so all of them are kept or none."""
+    order_by, terms = order
+    keys = ["k"] if keyed else []
+    records = load(spark, rows)
+    before = order_compare(terms)
+    expected = []
+    for group in ranked(records, keys, terms):
+        for row in group:
+            earlier = [other for other in group if before(other, row) < 0]
+            distinct_earlier = {tuple(other[column] for column, _, _ in terms) for other in earlier}
+            number = 1 + (len(earlier) if ranking == "rank" else len(distinct_earlier))
+            if number <= n:
+                expected.append({**row, "extra": (number,)})
+    sql = renderer.call("window_top_n", VIEW, keys, order_by, n, ranking)
     assert result(spark, sql, extra=["rownum"]) == as_tuples(expected)
 
 

@@ -226,6 +226,13 @@ class _Adapter:
         )
 
 
+def _version_table(sql: str, spark_version: str):
+    """What dbt's run_query returns for `select version()` (Spark's "4.1.4 <commit>")."""
+    if sql.strip().lower() != "select version()":
+        raise AssertionError(f"a macro ran a query while compiling: {sql}")
+    return SimpleNamespace(rows=[(f"{spark_version} 0123abc",)])
+
+
 class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
     """dbt lets a package call its private macros as `spark_windows._sw_name(...)`."""
 
@@ -252,6 +259,7 @@ class MacroRenderer:
         execute: bool = True,
         packages: dict[str, str] | None = None,
         dispatch: dict[str, list[str]] | None = None,
+        spark_version: str = "4.1.4",
     ):
         self.env = _Sandbox(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
@@ -269,6 +277,8 @@ class MacroRenderer:
                 "adapter": _Adapter(self, adapter_type),
                 # dbt's `execute`: false while it parses the project, true when it compiles a model
                 "execute": execute,
+                # dbt's run_query, for the one query macros ask while compiling: Spark's version
+                "run_query": lambda sql: _version_table(sql, spark_version),
                 PACKAGE: SimpleNamespace(),
             }
         )

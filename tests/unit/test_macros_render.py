@@ -268,3 +268,20 @@ def test_gaps_take_allow_gaps_and_keep_one_candidate_window(renderer):
     rendered = renderer.call("hop", "ev", "ts", "1 hour", "10 minutes", None, True)
     assert "explode(sequence(cast(0 as bigint), 0))" in rendered
     assert rendered.endswith("end), 3600000000)) - __sw_hop_index * 3600000000) + 600000000\n)")
+
+
+# --- window_top_n's ranking -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ranking", ["rank", "dense_rank"])
+def test_top_n_by_rank_has_no_tie_break(renderer, ranking):
+    rendered = renderer.call("window_top_n", "w", [], ["price desc"], 3, ranking)
+    assert f"cast({ranking}() over (" in rendered
+    assert "order by price desc\n" in rendered, "ties share their number: no tie-break"
+    default = renderer.call("window_top_n", "w", [], ["price desc"], 3)
+    assert "cast(row_number() over (" in default and "order by price desc, to_json(" in default
+
+
+def test_top_n_refuses_an_unknown_ranking(renderer):
+    with pytest.raises(CompilerError, match=r"window_top_n: ranking \(ntile\) must be one of 'row_number'"):
+        renderer.call("window_top_n", "w", [], ["price desc"], 3, "ntile")

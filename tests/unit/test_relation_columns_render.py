@@ -33,25 +33,37 @@ TABLE_VALUED = [
 def test_windows_of_windows_replace_the_inputs_window_columns(renderer, call):
     name, *args = call
     columns = projection(renderer.call(name, PER_MINUTE, *args))
-    assert columns[0] == "__sw_source.* EXCEPT (window_start, window_end, window_time)"
-    assert [column.split(" AS ")[-1] for column in columns[1:]] == WINDOWS
+    assert columns[:2] == ["__sw_source.`sensor_id`", "__sw_source.`vehicles`"]
+    assert [column.split(" AS ")[-1] for column in columns[2:]] == WINDOWS
 
 
 def test_session_and_calendar_windows_of_windows_replace_them_inside_the_row_struct(renderer):
     session = renderer.call("session", PER_MINUTE, "window_time", "10 minutes", ["sensor_id"])
-    assert "struct(__sw_source.* except (window_start, window_end, window_time)) as __sw_row" in session
+    assert "struct(__sw_source.`sensor_id`, __sw_source.`vehicles`) as __sw_row" in session
     dynamic = renderer.call("session", PER_MINUTE, "window_time", "vehicles * interval 1 minute")
-    assert "struct(__sw_source.* except (window_start, window_end, window_time)) as __sw_row" in dynamic
+    assert "struct(__sw_source.`sensor_id`, __sw_source.`vehicles`) as __sw_row" in dynamic
     daily = Relation("daily", ["window_date", "window_start", "window_end", "window_time", "orders"])
     calendar = renderer.call("calendar_window", daily, "window_start", "month", "Europe/Berlin")
-    assert "struct(__sw_source.* except (window_date, window_start, window_end, window_time)) as __sw_row" in calendar
+    assert "struct(__sw_source.`orders`) as __sw_row" in calendar
     for sql in (session, dynamic, calendar):
         parse_relation(sql)
 
 
 def test_only_the_window_columns_the_input_has_are_replaced(renderer):
-    partial = Relation("partial", ["k", "Window_Time", "v"])
-    assert "__sw_source.* except (Window_Time)," in renderer.call("tumble", partial, "window_time", "1 hour")
+    partial = Relation("partial", ["k", "Window_Time", "v`x"])
+    assert "__sw_source.`k`, __sw_source.`v``x`," in renderer.call("tumble", partial, "window_time", "1 hour")
+
+
+def test_no_spark_4_only_syntax_replaces_window_columns(renderer):
+    # `* except (...)` is Spark 4 syntax: the kept columns are listed for Spark 3.5
+    for call in TABLE_VALUED:
+        name, *args = call
+        assert " except " not in renderer.call(name, PER_MINUTE, *args).lower()
+
+
+def test_an_input_of_window_columns_only_is_a_compile_error(renderer):
+    with pytest.raises(CompilerError, match=r"tumble: the input only_windows has only window columns"):
+        renderer.call("tumble", Relation("only_windows", WINDOWS), "window_time", "1 hour")
 
 
 def test_an_input_without_window_columns_renders_as_a_string_relation_does(renderer):
@@ -84,9 +96,9 @@ def test_a_string_input_whose_time_col_is_a_window_column_is_a_compile_error_tha
     assert str(error.value) == (
         "tumble: time_col ('window_time') is a window column of the input per_minute, so the input holds windows "
         "already and its window_start, window_end, window_time would collide with the new ones. Pass the input as "
-        "ref('...') or source('...', '...'): tumble then replaces the input's window columns. Or rename them first, "
-        "such as (select * except (window_start, window_end, window_time), window_time as minute_time from "
-        "per_minute) with time_col 'minute_time'"
+        "ref('...') or source('...', '...'): tumble then replaces the input's window columns. Or rename them first "
+        "in a query that lists the columns it keeps, such as (select sensor_id, vehicles, window_time as minute_time "
+        "from per_minute) with time_col 'minute_time'"
     )
 
 

@@ -1,7 +1,8 @@
-"""Fast checks that the dbt minors the package admits are the ones CI proves: require-dbt-version
-in dbt_project.yml, the minors scripts/version_matrix.sh builds by default and what it installs
-for each (its --pins, which installs nothing), the README's table, and .ci/run calling the
-script. (The script itself runs in CI: it needs Spark and minutes.)"""
+"""Fast checks that the dbt minors the package admits and the Spark releases it supports are the
+ones CI proves: require-dbt-version in dbt_project.yml, the entries (a dbt minor with a Spark
+release) scripts/version_matrix.sh builds by default and what it installs for each (its --pins,
+which installs nothing), the README's table, and .ci/run calling the script. (The script itself
+runs in CI: it needs Spark and minutes.)"""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from project import PROJECT_DIR
 pytestmark = pytest.mark.fast
 
 SCRIPT = PROJECT_DIR / "scripts" / "version_matrix.sh"
+# the Spark releases analysts' lakehouses run, each with the pyspark wheel that ships it
+SPARK_RELEASES = {"3.5": "3.5.8", "4.0": "4.0.5", "4.1": "4.1.4", "4.2": "4.2.1", "4.3": "4.3.0"}
 
 
 def admitted_minors() -> list[str]:
@@ -29,34 +32,42 @@ def admitted_minors() -> list[str]:
 
 
 def matrix_pins() -> dict[str, tuple[list[Requirement], list[Requirement]]]:
-    """What scripts/version_matrix.sh --pins says each default minor installs: the requirements
-    pip installs as usual, and those it installs after them with --no-deps."""
+    """What scripts/version_matrix.sh --pins says each default entry (`<dbt minor>/<spark
+    release>`) installs: the requirements pip installs as usual, and those it installs after them
+    with --no-deps."""
     printed = subprocess.run(
         ["bash", str(SCRIPT), "--pins"], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     pins = {}
     for line in printed.splitlines():
-        minor, _, wanted = line.partition(": ")
+        entry, _, wanted = line.partition(": ")
         normal, _, no_deps = wanted.partition(" --no-deps ")
-        pins[minor] = ([Requirement(r) for r in normal.split()], [Requirement(r) for r in no_deps.split()])
+        pins[entry] = ([Requirement(r) for r in normal.split()], [Requirement(r) for r in no_deps.split()])
     return pins
+
+
+def entries_of(minor: str) -> list[str]:
+    return [entry for entry in matrix_pins() if entry.split("/")[0] == minor]
 
 
 def named(requirements: list[Requirement], name: str) -> list[Requirement]:
     return [r for r in requirements if r.name == name]
 
 
-def test_the_matrix_builds_exactly_the_admitted_minors():
+def test_the_matrix_builds_every_admitted_minor_and_every_spark_release_and_nothing_else():
     script = SCRIPT.read_text()
-    default = re.search(r"^ALL_MINORS=\(([^)]*)\)", script, re.MULTILINE)
-    assert default, "scripts/version_matrix.sh should set ALL_MINORS=(...)"
-    assert default.group(1).split() == admitted_minors()
-    assert list(matrix_pins()) == admitted_minors()
+    default = re.search(r"^ALL_ENTRIES=\(([^)]*)\)", script, re.MULTILINE)
+    assert default, "scripts/version_matrix.sh should set ALL_ENTRIES=(...)"
+    entries = default.group(1).split()
+    assert list(matrix_pins()) == entries
+    assert sorted({entry.split("/")[0] for entry in entries}) == sorted(admitted_minors())
+    assert sorted({entry.split("/")[1] for entry in entries}) == sorted(SPARK_RELEASES)
+    assert len(entries) == len(set(entries))
 
 
 def test_the_matrix_and_require_dbt_version_have_dbt_1_12():
     assert "1.12" in admitted_minors()
-    assert "1.12" in matrix_pins()
+    assert entries_of("1.12")
 
 
 # dbt-spark has no 1.12: dbt-spark 1.11.0 admits dbt-core below 2.0
@@ -73,24 +84,25 @@ def only_releases_of(requirement: Requirement, minor: str) -> bool:
     )
 
 
-@pytest.mark.parametrize("minor", admitted_minors())
-def test_each_minor_installs_dbt_core_of_that_minor_with_dbt_spark_and_pyspark(minor):
-    normal, no_deps = matrix_pins()[minor]
+@pytest.mark.parametrize("entry", list(matrix_pins()))
+def test_each_entry_installs_dbt_core_of_its_minor_with_dbt_spark_and_the_pyspark_of_its_release(entry):
+    minor, release = entry.split("/")
+    normal, no_deps = matrix_pins()[entry]
     (core,) = named(normal + no_deps, "dbt-core")
     assert only_releases_of(core, minor), core
     (spark,) = named(normal + no_deps, "dbt-spark")
     assert only_releases_of(spark, DBT_SPARK_MINOR.get(minor, minor)), spark
     if spark in normal:
         assert spark.extras == {"session"}, spark  # the extra brings pyspark; pinned here anyway
-    assert [str(r) for r in named(normal, "pyspark")] == ["pyspark==4.1.4"]
+    assert [str(r) for r in named(normal, "pyspark")] == [f"pyspark=={SPARK_RELEASES[release]}"]
 
 
-@pytest.mark.parametrize("minor", admitted_minors())
-def test_a_minor_installed_without_dbt_core_dependencies_lists_them_itself(minor):
+@pytest.mark.parametrize("entry", list(matrix_pins()))
+def test_an_entry_installed_without_dbt_core_dependencies_lists_them_itself(entry):
     """dbt-core 1.12 requires dbt-core-experimental-parser, which cannot be installed without
     internet access: dbt-core goes in with --no-deps, and dbt-spark too (pip would fetch dbt-core's
     requirements with it); their other requirements are installed as usual."""
-    normal, no_deps = matrix_pins()[minor]
+    normal, no_deps = matrix_pins()[entry]
     if not named(no_deps, "dbt-core"):
         assert not no_deps
         return
@@ -103,11 +115,11 @@ def test_a_minor_installed_without_dbt_core_dependencies_lists_them_itself(minor
     assert {"agate", "jinja2", "mashumaro", "metricflow", "protobuf", "dbt-protos"} <= names
 
 
-def test_readme_lists_the_tested_minors():
+def test_readme_lists_the_tested_entries():
     readme = (PROJECT_DIR / "README.md").read_text()
-    section = readme[readme.index("### dbt versions") :]
-    rows = re.findall(r"^\| (1\.\d+) \| ", section, re.MULTILINE)
-    assert rows == admitted_minors()
+    section = readme[readme.index("### dbt and Spark versions") :]
+    rows = re.findall(r"^\| (1\.\d+) \| [^|]+ \| (\d\.\d+)\.\d+ \|", section, re.MULTILINE)
+    assert [f"{minor}/{release}" for minor, release in rows] == list(matrix_pins())
 
 
 def test_ci_runs_the_matrix():

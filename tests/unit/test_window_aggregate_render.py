@@ -5,7 +5,7 @@ SQL of every plan parsed with sqlglot."""
 from __future__ import annotations
 
 import pytest
-from macro_renderer import CompilerError, output_names, parse_relation
+from macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
@@ -394,3 +394,29 @@ def test_the_hop_sweep_takes_a_leaving_pane_before_an_entering_one(renderer, gro
     # __sw_leaves is 1 for the event that subtracts its pane
     assert "case when __sw_leaves = 1 then -coalesce(__sw_p1, 0) else coalesce(__sw_p1, 0) end" in rendered
     assert "__sw_pane + __sw_leaves * 60 as __sw_at" in rendered
+
+
+# --- features of newer Spark releases ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("version, refused", [("3.5.8", True), ("4.0.5", True), ("4.1.4", False), ("4.3.0", False)])
+def test_kll_sketches_are_refused_before_spark_4_1_with_what_to_write_instead(version, refused):
+    renderer = MacroRenderer(spark_version=version)
+    aggregates = {"p50": "kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(v), 0.5)"}
+    if not refused:
+        assert "kll_merge_agg_bigint" in render(renderer, HOP, aggregates=aggregates)
+        return
+    with pytest.raises(CompilerError) as error:
+        render(renderer, HOP, aggregates=aggregates)
+    release = ".".join(version.split(".")[:2])
+    assert str(error.value) == (
+        "window_aggregate: aggregate 'p50' ('kll_sketch_get_quantile_bigint(kll_sketch_agg_bigint(v), 0.5)') uses "
+        f"KLL sketches, which Spark 4.1 introduced; this Spark is {release}. Upgrade Spark, or write "
+        "approx_percentile(expr, 0.5) (computed from copied rows, slower for hop and cumulate)"
+    )
+
+
+def test_hll_sketches_are_accepted_on_spark_3_5():
+    renderer = MacroRenderer(spark_version="3.5.8")
+    rendered = render(renderer, HOP, aggregates={"users": "hll_sketch_estimate(hll_sketch_agg(u))"})
+    assert "hll_union_agg" in rendered
