@@ -152,14 +152,19 @@ check_consumer_lists_nothing_of_ours() {
     fi
 }
 
-# dbt in the consumer project, with its profile (the README's consumer profile, which keeps its
-# Spark state under $HOME/.spark_state), a HOME of this entry's own and its compiled files apart
+# dbt in the consumer project, with its profile as the README gives it: run from a directory of
+# this entry's own, where the profile keeps its Spark state by default (.spark_state/), with a
+# HOME of its own and its compiled files apart
 consumer() {
     local dbt="$1"
     shift
-    HOME="$SPARK_WINDOWS_STATE_DIR/consumer_home" DBT_PROFILES_DIR="$PROJECT_DIR/integration_tests/consumer" \
-        DBT_TARGET_PATH="$SPARK_WINDOWS_STATE_DIR/consumer_target" \
-        "$dbt" "$@" --project-dir "$PROJECT_DIR/integration_tests/consumer"
+    (
+        cd "$SPARK_WINDOWS_STATE_DIR/consumer_cwd" &&
+            env -u SPARK_STATE_DIR HOME="$SPARK_WINDOWS_STATE_DIR/consumer_home" \
+                DBT_PROFILES_DIR="$PROJECT_DIR/integration_tests/consumer" \
+                DBT_TARGET_PATH="$SPARK_WINDOWS_STATE_DIR/consumer_target" \
+                "$dbt" "$@" --project-dir "$PROJECT_DIR/integration_tests/consumer"
+    )
 }
 
 run_entry() {
@@ -169,10 +174,10 @@ run_entry() {
     export SPARK_WINDOWS_STATE_DIR="$PROJECT_DIR/.spark_state/versions/$name"
     export SPARK_WINDOWS_TARGET=local
     rm -rf "$SPARK_WINDOWS_STATE_DIR"
-    mkdir -p "$SPARK_WINDOWS_STATE_DIR/consumer_home"
+    mkdir -p "$SPARK_WINDOWS_STATE_DIR/consumer_home" "$SPARK_WINDOWS_STATE_DIR/consumer_cwd"
     : >"$log"
     local step
-    for step in flink consumer_deps consumer_ls consumer_build_empty consumer_build; do
+    for step in flink consumer_deps consumer_ls consumer_build_empty consumer_build consumer_state; do
         echo "version_matrix: dbt $entry, $step" >>"$log"
         case "$step" in
             flink) "$dbt" build --target local --select path:seeds/flink_reference path:models/flink_reference +sensor_vehicles_microbatch \
@@ -181,6 +186,9 @@ run_entry() {
             consumer_ls) check_consumer_lists_nothing_of_ours "$dbt" "$log" ;;
             consumer_build_empty) consumer "$dbt" build --empty >>"$log" 2>&1 ;;
             consumer_build) consumer "$dbt" build >>"$log" 2>&1 ;;
+            consumer_state) [ -d "$SPARK_WINDOWS_STATE_DIR/consumer_cwd/.spark_state/metastore_db" ] &&
+                [ -d "$SPARK_WINDOWS_STATE_DIR/consumer_cwd/.spark_state/warehouse" ] ||
+                { echo "version_matrix: the consumer's metastore and warehouse are not in .spark_state/ of the directory dbt ran from" >>"$log"; false; } ;;
         esac || {
             echo "dbt $entry: $step failed; the end of $log:" >&2
             tail -n 25 "$log" >&2

@@ -99,7 +99,12 @@ def consumer(dbt_target, tmp_path_factory) -> dict:
     work = tmp_path_factory.mktemp("consumer")
     out = work / "consumer.json"
     env = {key: value for key, value in os.environ.items() if not key.startswith("SPARK_WINDOWS_")}
-    env.update(HOME=str(work), DBT_PROFILES_DIR=str(CONSUMER), SPARK_LOCAL_IP="127.0.0.1")
+    env.update(
+        HOME=str(work),
+        DBT_PROFILES_DIR=str(CONSUMER),
+        SPARK_LOCAL_IP="127.0.0.1",
+        SPARK_STATE_DIR=str(work / "spark_state"),
+    )
     env.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     done = subprocess.run(
         [sys.executable, str(DRIVER), "--work-dir", str(work), "--out", str(out)],

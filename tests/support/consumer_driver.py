@@ -3,8 +3,8 @@ what tests/functional/test_consumer_project.py checks as JSON.
 
     python tests/support/consumer_driver.py --work-dir DIR --out FILE
 
-The caller sets HOME (the consumer's profile keeps its Spark state under $HOME/.spark_state)
-and DBT_PROFILES_DIR (the folder of the consumer's profiles.yml). Steps, in one Spark JVM:
+The caller sets SPARK_STATE_DIR (where the consumer's profile keeps its Spark state), HOME and
+DBT_PROFILES_DIR (the folder of the consumer's profiles.yml). Steps, in one Spark JVM:
 `dbt deps`; `dbt ls` of every node; `dbt build --empty` (every model built empty, and the unit
 tests, which need the tables' columns); `dbt build` (the unit tests again, and the data); the
 tables read back; then a copy of the project in DIR without its `dispatch:` block (no opt-in to
