@@ -71,10 +71,80 @@
 
 
 {#- The three window columns every macro adds, from start and end in microseconds. -#}
-{% macro _sw_window_columns(start_us, end_us) -%}
+{% macro _sw_window_columns(start_us, end_us, mode=none) -%}
+    {%- set kind = (mode or {}).get('kind', 'instant') -%}
+    {%- if kind == 'instant' -%}
     timestamp_micros({{ start_us }}) as window_start,
         timestamp_micros({{ end_us }}) as window_end,
         timestamp_micros({{ end_us }} - 1) as window_time
+    {%- else -%}
+    {{ spark_windows._sw_wall_clock(start_us) }} as window_start,
+        {{ spark_windows._sw_wall_clock(end_us) }} as window_end,
+        {% if kind == 'ntz' -%}
+        {{ spark_windows._sw_wall_clock(end_us ~ ' - 1') }} as window_time
+        {%- else -%}
+        to_utc_timestamp(timestamp_micros({{ end_us }} - 1), '{{ mode.zone }}') as window_time
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- How a macro reads its time column, a "time mode" for _sw_time_us and _sw_window_columns:
+      instant  a timestamp (Spark's TIMESTAMP, an instant; a date or text cast to one): windows
+               on the instants, bounds of type timestamp (the default);
+      ntz      a timestamp_ntz column (wall-clock times, no zone): windows on wall-clock time,
+               whatever the session time zone, bounds of type timestamp_ntz, as Spark's
+               window() and session_window() give them;
+      zone     a timestamp with `time_zone`, an IANA zone name: windows on the wall-clock time of
+               that zone, daylight-saving changes included, as Flink computes windows on a
+               TIMESTAMP_LTZ time attribute in its session zone: window_start and window_end
+               are wall-clock times (timestamp_ntz, as Flink's TIMESTAMP), window_time the
+               instant (timestamp) of the wall-clock time 1 microsecond before the end (Flink:
+               1 millisecond), which a daylight-saving change may move: a window ending at
+               03:00 on the day New York skips 02:00-03:00 has its window_time at 03:59:59.999999
+               EDT, as in Flink, since 02:59:59.999999 has no instant.
+    The column's type is known when `relation` can be looked up (ref(), source()); a string
+    relation or an ephemeral model's column is read as an instant. `described` as for
+    _sw_relation_columns. -#}
+{% macro _sw_time_mode(relation, time_col, time_zone, macro_name, described=false) %}
+    {%- set described = spark_windows._sw_describe(relation) if described is false else described -%}
+    {%- set types = spark_windows._sw_column_types(described) -%}
+    {%- set text = time_col.strip() -%}
+    {%- set key = (text[1:-1].replace('``', '`') if text.startswith('`') else text) | lower -%}
+    {%- set ntz = types.get(key) == 'timestamp_ntz' -%}
+    {%- if time_zone is none -%}
+        {{ return({'kind': 'ntz' if ntz else 'instant'}) }}
+    {%- endif -%}
+    {%- set zone = spark_windows._sw_time_zone(time_zone, macro_name) -%}
+    {%- if ntz -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": time_zone ('" ~ time_zone ~ "') is given, but the time column " ~ time_col ~ " is of type timestamp_ntz: "
+            ~ "wall-clock times without a zone, which are windowed as they are. time_zone reads timestamp columns (instants) "
+            ~ "in a zone; leave it out here, or pass a timestamp column, such as to_utc_timestamp(" ~ text ~ ", '" ~ time_zone ~ "') for wall-clock times of that zone") }}
+    {%- endif -%}
+    {{ return({'kind': 'zone', 'zone': zone}) }}
+{% endmacro %}
+
+
+{#- The time column as bigint microseconds on the time line its mode windows (_sw_time_mode):
+    since 1970-01-01 00:00:00 UTC for an instant, since 1970-01-01 00:00:00 wall-clock time for
+    timestamp_ntz (read field by field: no zone is involved) and in a zone. -#}
+{% macro _sw_time_us(time_col, mode=none) -%}
+    {%- set kind = (mode or {}).get('kind', 'instant') -%}
+    {%- if kind == 'ntz' -%}
+    (cast(unix_date(cast({{ time_col }} as date)) as bigint) * 86400000000 + cast(hour({{ time_col }}) as bigint) * 3600000000
+        + cast(minute({{ time_col }}) as bigint) * 60000000 + cast(extract(second from {{ time_col }}) * 1000000 as bigint))
+    {%- elif kind == 'zone' -%}
+    unix_micros(from_utc_timestamp({{ spark_windows._sw_ts(time_col) }}, '{{ mode.zone }}'))
+    {%- else -%}
+    {{ spark_windows._sw_ts_us(time_col) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- A timestamp_ntz of `us` wall-clock microseconds since 1970-01-01 00:00:00 (no zone). -#}
+{% macro _sw_wall_clock(us) -%}
+    timestampadd(MICROSECOND, {{ us }}, cast('1970-01-01 00:00:00' as timestamp_ntz))
 {%- endmacro %}
 
 

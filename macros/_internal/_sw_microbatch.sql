@@ -39,10 +39,16 @@
     every window that starts in the batch. A CTE, a query or an ephemeral model is refused: dbt
     has filtered the refs inside it to the batch, so windows reaching past the batch's end
     would miss their later rows. -#}
-{% macro _sw_batch_input(relation, time_col, reach_us, macro_name) %}
+{% macro _sw_batch_input(relation, time_col, reach_us, macro_name, mode=none) %}
     {%- set batch = spark_windows._sw_batch() -%}
     {%- if batch is none -%}
         {{ return(relation) }}
+    {%- endif -%}
+    {%- if (mode or {}).get('kind') == 'zone' -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": time_zone ('" ~ mode.zone ~ "') cannot be used in a microbatch model (incremental_strategy='microbatch') yet: "
+            ~ "dbt's batches are UTC instants and the windows start at wall-clock times of the zone. Build the model as a table, "
+            ~ "or leave time_zone out and use batch_size 'day' with an offset for a zone without daylight-saving time") }}
     {%- endif -%}
     {%- if not spark_windows._sw_is_table(relation) -%}
         {{ exceptions.raise_compiler_error(

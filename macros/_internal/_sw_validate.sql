@@ -197,9 +197,10 @@
 
 {#- The column names of `relation` (see _sw_describe; none when unknown). Given `time_cols`, a
     mapping of argument name to column (such as {'time_col': 'event_ts'}), each of those columns
-    that is among them must be of a time type (_sw_require_time_type). -#}
-{% macro _sw_relation_columns(relation, macro_name=none, time_cols={}) %}
-    {%- set described = spark_windows._sw_describe(relation) -%}
+    that is among them must be of a time type (_sw_require_time_type). `described` is what
+    _sw_describe returned for it, when the caller asked already (false: look it up). -#}
+{% macro _sw_relation_columns(relation, macro_name=none, time_cols={}, described=false) %}
+    {%- set described = spark_windows._sw_describe(relation) if described is false else described -%}
     {%- if described is none -%}
         {{ return(none) }}
     {%- endif -%}

@@ -1,0 +1,240 @@
+"""Slow tests of windows on wall-clock time: `time_zone` against Apache Flink 2.3's windows on a
+TIMESTAMP_LTZ time attribute (tests/fixtures/flink_time_zones, written by
+scripts/flink_time_zone_fixtures.py: days that cross both daylight-saving changes of New York and
+Berlin), and timestamp_ntz time columns against Spark's own window() and the Python model. Each
+runs under two session time zones, UTC and Asia/Kathmandu (+05:45): neither may change a window.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import reference_windows as ref
+from macro_renderer import Relation
+from pyspark.sql.types import TimestampNTZType, TimestampType
+from spark_views import temp_view
+
+pytestmark = pytest.mark.slow
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "flink_time_zones"
+SESSION_ZONES = ["UTC", "Asia/Kathmandu"]
+EVENTS = "__sw_zone_events"
+
+# each Flink case as the macros' arguments: (macro, arguments after time_col)
+CALLS = {
+    "tumble_1d": ("tumble", ("1 day",)),
+    "tumble_6h_offset_1h": ("tumble", ("6 hours", "1 hour")),
+    "hop_12h_1d": ("hop", ("12 hours", "1 day")),
+    "cumulate_1h_1d": ("cumulate", ("1 hour", "1 day")),
+    "hop_7m_10m": ("hop", ("7 minutes", "10 minutes")),
+    "hop_2h_5h": ("hop", ("2 hours", "5 hours")),
+}
+WINDOW_DICTS = {
+    "tumble": lambda a: {"type": "tumble", "size": a[0], **({"offset": a[1]} if len(a) > 1 else {})},
+    "hop": lambda a: {"type": "hop", "slide": a[0], "size": a[1]},
+    "cumulate": lambda a: {"type": "cumulate", "step": a[0], "size": a[1]},
+}
+
+
+def wall_us(text: str) -> int:
+    """Microseconds since 1970-01-01 00:00 of a wall-clock time written as text (no zone)."""
+    return (datetime.datetime.fromisoformat(text) - datetime.datetime(1970, 1, 1)) // datetime.timedelta(microseconds=1)
+
+
+def flink_rows() -> dict[tuple[str, str], list[tuple]]:
+    """(case, zone) -> sorted (k, window_start, window_end (wall-clock microseconds), the window's
+    end instant in seconds, n, total)."""
+    rows = defaultdict(list)
+    with (FIXTURES / "flink_results.csv").open() as f:
+        for row in csv.DictReader(f):
+            rows[(row["case"], row["time_zone"])].append(
+                (
+                    row["k"],
+                    wall_us(row["window_start"]),
+                    wall_us(row["window_end"]),
+                    int(row["window_end_s"]),
+                    int(row["n"]),
+                    int(row["total"]),
+                )
+            )
+    return {key: sorted(value) for key, value in rows.items()}
+
+
+FLINK = flink_rows()
+
+
+@pytest.fixture(params=SESSION_ZONES)
+def session_zone(request, spark):
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", request.param)
+    try:
+        yield request.param
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+
+
+@pytest.fixture
+def events(spark):
+    schema = "k string, ts_ms bigint, v int"
+    rows = spark.read.csv(str(FIXTURES / "events.csv"), header=True, schema=schema)
+    rows.selectExpr("k", "timestamp_millis(ts_ms) as ts", "v").createOrReplaceTempView(EVENTS)
+    return EVENTS
+
+
+EPOCH_NTZ = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
+
+
+def bound_us(column: str, wall_clock: bool) -> str:
+    """A window bound as microseconds: wall-clock ones for timestamp_ntz, else the instant's."""
+    return f"timestampdiff(MICROSECOND, {EPOCH_NTZ}, {column})" if wall_clock else f"unix_micros({column})"
+
+
+def windows(spark, sql: str, wall_clock: bool) -> list[tuple]:
+    """The windows of a table-valued macro's rows as Flink's rows are read."""
+    result = spark.sql(
+        f"select k, {bound_us('window_start', wall_clock)}, {bound_us('window_end', wall_clock)}, "
+        f"(unix_micros(window_time) + 1) div 1000000, count(*), sum(v) "
+        f"from {sql} group by k, window_start, window_end, window_time"
+    ).collect()
+    return sorted(tuple(row) for row in result)
+
+
+def aggregated(spark, sql: str, wall_clock: bool) -> list[tuple]:
+    result = spark.sql(
+        f"select k, {bound_us('window_start', wall_clock)}, {bound_us('window_end', wall_clock)}, "
+        f"(unix_micros(window_time) + 1) div 1000000, n, total from {sql}"
+    )
+    return sorted(tuple(row) for row in result.collect())
+
+
+@pytest.mark.parametrize("case, zone", sorted(FLINK), ids=lambda v: str(v))
+def test_zoned_windows_equal_flinks_timestamp_ltz_windows(spark, renderer, events, session_zone, case, zone):
+    """In UTC, the hop of 7 minutes by 10 runs without time_zone: instants, shown in UTC, are
+    Flink's wall-clock values there."""
+    macro, args = CALLS[case]
+    time_zone = None if zone == "UTC" and case == "hop_7m_10m" else zone
+    kwargs = {"time_zone": time_zone} if time_zone else {}
+    sql = renderer.call(macro, events, "ts", *args, **kwargs)
+    assert windows(spark, sql, wall_clock=time_zone is not None) == FLINK[(case, zone)]
+    if time_zone:
+        types = {f.name: f.dataType for f in spark.sql(f"select * from {sql}").schema.fields}
+        assert types["window_start"] == types["window_end"] == TimestampNTZType()
+        assert types["window_time"] == TimestampType()
+
+    aggregates = {"n": "count(*)", "total": "sum(v)"}
+    grouped = renderer.call("window_aggregate", events, "ts", WINDOW_DICTS[macro](args), ["k"], aggregates, **kwargs)
+    assert aggregated(spark, grouped, wall_clock=time_zone is not None) == FLINK[(case, zone)]
+
+
+def test_the_fixture_crosses_both_changes_in_both_zones():
+    """A day of 23 hours and one of 25 in each zone: the fixture tests what it says it does."""
+    for zone in ["America/New_York", "Europe/Berlin"]:
+        ends = sorted({(start, end_s) for _, start, _, end_s, _, _ in FLINK[("tumble_1d", zone)]})
+        day = 24 * 3600 * 1_000_000
+        lengths = {
+            (end_s - previous_end_s) // 3600
+            for (previous, previous_end_s), (start, end_s) in zip(ends, ends[1:])
+            if start - previous == day
+        }
+        assert {23, 24, 25} <= lengths, (zone, lengths)
+
+
+# --- timestamp_ntz time columns -----------------------------------------------------------------
+
+MINUTE = 60_000_000
+
+
+def ntz_us(text: str) -> int:
+    return wall_us(text)
+
+
+NTZ_ROWS = [  # (k, wall-clock microseconds since 1970-01-01 00:00, v)
+    ("a", ntz_us("1970-01-01 00:00:00"), 1),
+    ("a", ntz_us("1970-01-01 20:59:00"), 2),
+    ("b", ntz_us("1970-01-01 23:59:59.999999"), 3),
+    ("b", ntz_us("1970-01-02 00:00:00"), 4),
+    ("a", ntz_us("1969-12-31 23:55:00"), 5),
+    ("b", ntz_us("2024-03-10 02:30:00"), 6),  # no such instant in New York
+    ("a", ntz_us("2024-03-31 02:15:00"), 7),  # nor in Berlin
+    ("a", ntz_us("2023-11-05 01:30:00"), 8),  # twice in New York
+    ("a", None, 9),
+]
+
+
+@pytest.fixture
+def ntz_events(spark):
+    name = "__sw_ntz_events"
+    temp_view(spark, name + "_raw", {"k": "string", "us": "bigint", "v": "int"}, NTZ_ROWS)
+    spark.sql(
+        f"create or replace temp view {name} as select k, "
+        f"timestampadd(MICROSECOND, us, cast('1970-01-01 00:00:00' as timestamp_ntz)) as ts, v from {name}_raw"
+    )
+    return Relation(name, [("k", "string"), ("ts", "timestamp_ntz"), ("v", "int")])
+
+
+def ntz_windows(spark, sql: str) -> list[tuple]:
+    epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
+    result = spark.sql(
+        f"select k, timestampdiff(MICROSECOND, {epoch}, window_start), timestampdiff(MICROSECOND, {epoch}, window_end), "
+        f"count(*), count(v), sum(v), min(v), max(v) from {sql} group by k, window_start, window_end"
+    )
+    return sorted((tuple(row) for row in result.collect()), key=repr)
+
+
+NTZ_CALLS = [
+    ("tumble", ("1 day",), lambda rows: ref.tumble(rows, 24 * 60 * MINUTE)),
+    ("tumble", ("1 hour", "15 minutes"), lambda rows: ref.tumble(rows, 60 * MINUTE, 15 * MINUTE)),
+    ("hop", ("6 hours", "1 day"), lambda rows: ref.hop(rows, 6 * 60 * MINUTE, 24 * 60 * MINUTE)),
+    ("cumulate", ("1 hour", "1 day"), lambda rows: ref.cumulate(rows, 60 * MINUTE, 24 * 60 * MINUTE)),
+]
+
+
+@pytest.mark.parametrize("macro, args, model", NTZ_CALLS, ids=lambda v: str(v))
+def test_timestamp_ntz_windows_are_wall_clock_whatever_the_session_zone(
+    spark, renderer, ntz_events, session_zone, macro, args, model
+):
+    expected = sorted(ref.aggregate(model(NTZ_ROWS)), key=repr)
+    sql = renderer.call(macro, ntz_events, "ts", *args)
+    assert ntz_windows(spark, sql) == expected
+    types = {f.name: f.dataType for f in spark.sql(f"select * from {sql}").schema.fields}
+    assert types["window_start"] == types["window_end"] == types["window_time"] == TimestampNTZType()
+    assert (
+        spark.sql(f"select count_if(window_time != window_end - interval 0.000001 second) from {sql}").first()[0] == 0
+    )
+
+    aggregates = {"cnt": "count(*)", "cnt_v": "count(v)", "total": "sum(v)", "mn": "min(v)", "mx": "max(v)"}
+    grouped = renderer.call("window_aggregate", ntz_events, "ts", WINDOW_DICTS[macro](args), ["k"], aggregates)
+    epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
+    actual = spark.sql(
+        f"select k, timestampdiff(MICROSECOND, {epoch}, window_start), timestampdiff(MICROSECOND, {epoch}, window_end), "
+        f"{', '.join(aggregates)} from {grouped}"
+    ).collect()
+    assert sorted((tuple(row) for row in actual), key=repr) == expected
+
+    if macro != "cumulate":  # Spark's window() on the same timestamp_ntz column
+        size, slide = (args[0], args[0]) if macro == "tumble" else (args[1], args[0])
+        start = args[1] if macro == "tumble" and len(args) > 1 else "0 seconds"
+        spark_window = (
+            f"(select *, w.start as window_start, w.end as window_end from (select *, "
+            f"window(ts, '{size}', '{slide}', '{start}') as w from {ntz_events} where ts is not null))"
+        )
+        assert ntz_windows(spark, spark_window) == expected
+
+
+def test_timestamp_ntz_sessions_of_window_aggregate_are_wall_clock(spark, renderer, ntz_events, session_zone):
+    aggregates = {"cnt": "count(*)", "cnt_v": "count(v)", "total": "sum(v)", "mn": "min(v)", "mx": "max(v)"}
+    grouped = renderer.call(
+        "window_aggregate", ntz_events, "ts", {"type": "session", "gap": "3 hours"}, ["k"], aggregates
+    )
+    epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
+    actual = spark.sql(
+        f"select k, timestampdiff(MICROSECOND, {epoch}, window_start), timestampdiff(MICROSECOND, {epoch}, window_end), "
+        f"{', '.join(aggregates)} from {grouped}"
+    ).collect()
+    assert sorted((tuple(row) for row in actual), key=repr) == sorted(
+        ref.aggregate(ref.session(NTZ_ROWS, 3 * 60 * MINUTE)), key=repr
+    )
