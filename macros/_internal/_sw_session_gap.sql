@@ -60,6 +60,32 @@
 {% endmacro %}
 
 
+{#- A dynamic gap that is a lone column (`session_gap`) of `relation`, whose type is known
+    (`described`, from _sw_describe), must be an interval: a number or a string would fail in
+    Spark with a message about the macro's inner columns, naming neither the gap nor the cast to
+    write. An expression's type is not known before Spark reads it. -#}
+{% macro _sw_require_interval_gap(relation, gap, described, macro_name) %}
+    {%- set text = gap.strip() -%}
+    {%- if not modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`', text) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set key = (text[1:-1].replace('``', '`') if text.startswith('`') else text) | lower -%}
+    {%- set data_type = spark_windows._sw_column_types(described).get(key) -%}
+    {%- if not data_type or data_type.startswith('interval') -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if data_type in ['tinyint', 'smallint', 'int', 'bigint', 'float', 'double'] or data_type.startswith('decimal') -%}
+        {%- set cast = text ~ " * interval 1 minute, if it holds minutes (interval 1 second for seconds)" -%}
+    {%- else -%}
+        {%- set cast = "cast(" ~ text ~ " as interval), if it holds text such as '10 minutes', or cast(" ~ text ~ " as int) * interval 1 minute for a number of minutes" -%}
+    {%- endif -%}
+    {{ exceptions.raise_compiler_error(
+        macro_name ~ ": gap ('" ~ gap ~ "') is a column of type " ~ data_type ~ " in " ~ relation
+        ~ "; a per-row gap must be an interval of days, hours, minutes or seconds. Write the conversion as the gap, such as "
+        ~ cast) }}
+{% endmacro %}
+
+
 {#- The rows of a dynamic-gap session, each with its gap as bigint microseconds
     (__sw_gap_us), for _sw_session_windows.
 

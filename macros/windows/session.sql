@@ -27,11 +27,13 @@
         {%- do key_aliases.append('__sw_key_' ~ loop.index) -%}
     {%- endfor -%}
     {%- do spark_windows._sw_refuse_in_microbatch('session', "a session lasts as long as its rows keep coming, across any batch's edges") -%}
-    {%- set columns = spark_windows._sw_relation_columns(relation, 'session', {'time_col': time_col}) -%}
+    {%- set described = spark_windows._sw_describe(relation) -%}
+    {%- set columns = spark_windows._sw_relation_columns(relation, 'session', {'time_col': time_col}, described) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'session', 'time_col') -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, keys, 'session', 'partition_by') -%}
     {%- set input_columns = spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'session') -%}
     {%- if gap_us is none -%}
+        {%- do spark_windows._sw_require_interval_gap(relation, gap, described, 'session') -%}
         {%- set rows_sql = spark_windows._sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns) -%}
     {%- else -%}
         {%- set rows_sql -%}

@@ -8,7 +8,7 @@ import itertools
 import re
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, output_names
+from macro_renderer import CompilerError, MacroRenderer, Relation, output_names
 
 pytestmark = pytest.mark.fast
 
@@ -212,3 +212,41 @@ def test_window_aggregate_passes_a_gap_expression_to_session(renderer, gap, keys
     assert names == [*keys, "window_start", "window_end", "window_time", "clicks", "pages"]
     assert evaluated_gaps(sql) == [gap]
     assert "max(__sw_ts + __sw_gap_us)" in sql
+
+
+# --- a gap column of another type than an interval ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data_type, cast",
+    [
+        ("int", "gap_minutes * interval 1 minute, if it holds minutes (interval 1 second for seconds)"),
+        ("decimal(5,1)", "gap_minutes * interval 1 minute"),
+        (
+            "string",
+            "cast(gap_minutes as interval), if it holds text such as '10 minutes', "
+            "or cast(gap_minutes as int) * interval 1 minute for a number of minutes",
+        ),
+    ],
+)
+def test_a_gap_column_that_is_no_interval_is_a_compile_error_naming_the_cast(data_type, cast):
+    events = Relation("analytics.events", [("k", "string"), ("ts", "timestamp"), ("gap_minutes", data_type)])
+    with pytest.raises(CompilerError) as error:
+        MacroRenderer().call("session", events, "ts", "gap_minutes", ["k"])
+    message = str(error.value)
+    assert message.startswith(
+        f"session: gap ('gap_minutes') is a column of type {data_type} in analytics.events; a per-row gap must be "
+        "an interval of days, hours, minutes or seconds. Write the conversion as the gap, such as "
+    )
+    assert cast in message
+
+
+def test_a_gap_column_of_an_interval_type_or_an_expression_renders():
+    events = Relation(
+        "analytics.events",
+        [("k", "string"), ("ts", "timestamp"), ("gap", "interval day to second"), ("gap_minutes", "int")],
+    )
+    renderer = MacroRenderer()
+    assert re.search(r"\(\s+gap\s+\) as __sw_gap\n", renderer.call("session", events, "ts", "gap", ["k"]))
+    converted = renderer.call("session", events, "ts", "gap_minutes * interval 1 minute", ["k"])
+    assert "gap_minutes * interval 1 minute" in converted
