@@ -81,9 +81,11 @@
 {% endmacro %}
 
 
-{#- The local calendar date, in `time_zone`, of the instant `time_col`. -#}
-{% macro _sw_local_date(time_col, time_zone) -%}
-    {%- set local_us = 'unix_micros(from_utc_timestamp(' ~ spark_windows._sw_ts(time_col) ~ ", '" ~ time_zone ~ "'))" -%}
+{#- The local calendar date, in `time_zone`, of the instant `time_col`; with `offset_us`, of the
+    wall-clock time `offset_us` earlier (the date whose shifted day holds it). -#}
+{% macro _sw_local_date(time_col, time_zone, offset_us=0) -%}
+    {%- set local_us = 'unix_micros(from_utc_timestamp(' ~ spark_windows._sw_ts(time_col) ~ ", '" ~ time_zone ~ "'))"
+        ~ (' - ' ~ offset_us if offset_us > 0 else (' + ' ~ (-offset_us) if offset_us < 0 else '')) -%}
     date_from_unix_date(cast({{ spark_windows._sw_align_us(local_us, 86400000000) }} div 86400000000 as int))
 {%- endmacro %}
 
@@ -120,6 +122,6 @@
     gap, 01:00; when it straddles midnight (America/Toronto 1919-03-31, 23:30 to 00:30) it is
     01:00 too, half an hour after the day's first instant, and 00:30-01:00 belong to the day
     before. -#}
-{% macro _sw_local_midnight_us(local_date, time_zone) -%}
-    unix_micros(to_utc_timestamp(timestamp_micros(cast(unix_date({{ local_date }}) as bigint) * 86400000000), '{{ time_zone }}'))
+{% macro _sw_local_midnight_us(local_date, time_zone, offset_us=0) -%}
+    unix_micros(to_utc_timestamp(timestamp_micros(cast(unix_date({{ local_date }}) as bigint) * 86400000000{{ ' + ' ~ offset_us if offset_us > 0 else (' - ' ~ (-offset_us) if offset_us < 0 else '') }}), '{{ time_zone }}'))
 {%- endmacro %}

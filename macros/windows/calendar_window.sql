@@ -4,17 +4,17 @@
     the clocks change. window_date is the local date on which the period begins (a date: the
     day, the Monday of the week, the first day of the month, quarter or year), to group by or
     show. A row whose time is NULL belongs to no window. -#}
-{% macro calendar_window(relation, time_col, unit, time_zone='UTC') -%}
+{% macro calendar_window(relation, time_col, unit, time_zone='UTC', offset=none) -%}
     {#- checked and rendered when the model is compiled, not while dbt parses the project:
         a bad argument then fails only the models that hold it -#}
     {%- if not execute -%}
         {{ return(spark_windows._sw_parse_placeholder()) }}
     {%- endif -%}
-    {{ return(adapter.dispatch('calendar_window', 'spark_windows')(relation, time_col, unit, time_zone)) }}
+    {{ return(adapter.dispatch('calendar_window', 'spark_windows')(relation, time_col, unit, time_zone, offset)) }}
 {%- endmacro %}
 
 
-{% macro default__calendar_window(relation, time_col, unit, time_zone='UTC') -%}
+{% macro default__calendar_window(relation, time_col, unit, time_zone='UTC', offset=none) -%}
     {{ spark_windows._sw_unsupported_adapter('calendar_window') }}
 {%- endmacro %}
 
@@ -26,12 +26,19 @@
     its first local instant. A row before the guessed period's start belongs to the period
     before, a row at or after its end to the period after; every bound is the same function
     of a date (_sw_local_midnight_us), so the windows tile time. -#}
-{% macro spark__calendar_window(relation, time_col, unit, time_zone='UTC') -%}
+{% macro spark__calendar_window(relation, time_col, unit, time_zone='UTC', offset=none) -%}
     {%- set name = 'calendar_window' -%}
     {%- do spark_windows._sw_require_relation(relation, name) -%}
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
     {%- set unit = spark_windows._sw_calendar_unit(unit, name) -%}
     {%- set zone = spark_windows._sw_time_zone(time_zone, name) -%}
+    {#- periods that begin at a wall-clock time other than midnight: less than a day either way -#}
+    {%- set offset_us = spark_windows._sw_duration_us(offset, name, 'offset', allow_negative=true, allow_zero=true) if offset is not none else 0 -%}
+    {%- if offset_us <= -86400000000 or offset_us >= 86400000000 -%}
+        {{ exceptions.raise_compiler_error(
+            name ~ ": offset ('" ~ offset ~ "') must be shorter than a day either way: it moves the start of each period from "
+            ~ "local midnight to that wall-clock time; for example offset '6 hours' for days from 06:00 to 06:00, or '-2 hours' from 22:00 the day before") }}
+    {%- endif -%}
     {%- set before = '__sw_guess.__sw_time_us < __sw_guess.__sw_start_us' -%}
     {%- set after = '__sw_guess.__sw_time_us >= __sw_guess.__sw_end_us' -%}
     {%- set columns = spark_windows._sw_relation_columns(relation, name, {'time_col': time_col}) -%}
@@ -51,13 +58,13 @@
         select
             __sw_row,
             case
-                when {{ before }} then {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, -1), zone) }}
+                when {{ before }} then {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, -1), zone, offset_us) }}
                 when {{ after }} then __sw_guess.__sw_end_us
                 else __sw_guess.__sw_start_us
             end as __sw_start_us,
             case
                 when {{ before }} then __sw_guess.__sw_start_us
-                when {{ after }} then {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, 2), zone) }}
+                when {{ after }} then {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start("__sw_guess.__sw_period_start", unit, 2), zone, offset_us) }}
                 else __sw_guess.__sw_end_us
             end as __sw_end_us,
             case
@@ -70,13 +77,13 @@
                 __sw_row,
                 __sw_period_start,
                 __sw_time_us,
-                {{ spark_windows._sw_local_midnight_us('__sw_period_start', zone) }} as __sw_start_us,
-                {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start('__sw_period_start', unit), zone) }} as __sw_end_us
+                {{ spark_windows._sw_local_midnight_us('__sw_period_start', zone, offset_us) }} as __sw_start_us,
+                {{ spark_windows._sw_local_midnight_us(spark_windows._sw_next_period_start('__sw_period_start', unit), zone, offset_us) }} as __sw_end_us
             from (
                 select
                     struct({{ input_columns }}) as __sw_row,
                     {{ spark_windows._sw_ts_us(time_col) }} as __sw_time_us,
-                    {{ spark_windows._sw_period_start(spark_windows._sw_local_date(time_col, zone), unit) }} as __sw_period_start
+                    {{ spark_windows._sw_period_start(spark_windows._sw_local_date(time_col, zone, offset_us), unit) }} as __sw_period_start
                 from {{ relation }} as __sw_source
                 where {{ time_col }} is not null
             ) as __sw_periods

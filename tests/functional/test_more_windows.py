@@ -138,11 +138,11 @@ def utc(text: str) -> int:
     return (dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc) - ref.EPOCH) // dt.timedelta(microseconds=1)
 
 
-def calendar_rows(spark, renderer, instants, unit, zone, dates=None) -> dict[int, tuple]:
+def calendar_rows(spark, renderer, instants, unit, zone, dates=None, offset=None) -> dict[int, tuple]:
     """{id: (time, window_start, window_end, window_time)} in microseconds, from Spark; with a
     dict `dates`, each row's window_date (a datetime.date) is put in it by id."""
     view = load_rows(spark, CALENDAR_COLUMNS, list(enumerate(instants)))
-    sql = renderer.call("calendar_window", view, "ts", unit, zone)
+    sql = renderer.call("calendar_window", view, "ts", unit, zone, offset)
     query = (
         f"select id, unix_micros(ts), unix_micros(window_start), unix_micros(window_end), "
         f"unix_micros(window_time), window_date from {sql}"
@@ -153,16 +153,22 @@ def calendar_rows(spark, renderer, instants, unit, zone, dates=None) -> dict[int
     return {row[0]: tuple(row[1:5]) for row in rows}
 
 
-def assert_calendar_matches_model(spark, renderer, instants, unit, zone):
+def assert_calendar_matches_model(spark, renderer, instants, unit, zone, offset_minutes=0):
     dates = {}
-    actual = calendar_rows(spark, renderer, instants, unit, zone, dates)
+    offset = f"{offset_minutes} minutes" if offset_minutes else None
+    actual = calendar_rows(spark, renderer, instants, unit, zone, dates, offset)
+    offset_us = offset_minutes * 60_000_000
     expected = {
-        index: (time, *ref.calendar_window(time, unit, zone)) for index, time in enumerate(instants) if time is not None
+        index: (time, *ref.calendar_window(time, unit, zone, offset_us))
+        for index, time in enumerate(instants)
+        if time is not None
     }
     assert actual == expected
     # window_date: the local date the period begins on, from the model's walk over periods
     expected_dates = {
-        index: ref.calendar_period(time, unit, zone) for index, time in enumerate(instants) if time is not None
+        index: ref.calendar_period(time, unit, zone, offset_us)
+        for index, time in enumerate(instants)
+        if time is not None
     }
     assert dates == expected_dates
     return actual
@@ -313,6 +319,30 @@ def calendar_case(draw):
 def test_calendar_window_matches_zoneinfo_on_random_instants(spark, renderer, case):
     zone, unit, instants = case
     assert_calendar_matches_model(spark, renderer, instants, unit, zone)
+
+
+@settings(PROPERTY_SETTINGS, max_examples=40)
+@given(case=calendar_case(), offset_minutes=st.sampled_from([-150, -60, 30, 120, 360, 1439, -1439]))
+def test_calendar_window_with_an_offset_matches_zoneinfo(spark, renderer, case, offset_minutes):
+    """Periods that begin at a wall-clock time other than midnight, read by the same rule."""
+    zone, unit, instants = case
+    assert_calendar_matches_model(spark, renderer, instants, unit, zone, offset_minutes)
+
+
+def test_calendar_days_from_two_in_the_morning_across_the_spring_change_in_new_york(spark, renderer):
+    """By hand: with offset '2 hours', 2024-03-10 begins at 02:00 EST = 07:00 UTC, and, 02:00 not
+    existing that day, 2024-03-10's day runs to 2024-03-11 02:00 EDT = 06:00 UTC: 23 hours."""
+    rows = calendar_rows(
+        spark,
+        renderer,
+        [utc("2024-03-10 06:59:59"), utc("2024-03-10 07:00:00")],
+        "day",
+        "America/New_York",
+        None,
+        "2 hours",
+    )
+    assert rows[0][1:3] == (utc("2024-03-09 07:00"), utc("2024-03-10 07:00"))
+    assert rows[1][1:3] == (utc("2024-03-10 07:00"), utc("2024-03-11 06:00"))
 
 
 FIXED_OFFSETS = [

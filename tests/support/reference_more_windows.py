@@ -104,7 +104,7 @@ def next_period_start(start: dt.date, unit: str) -> dt.date:
     return dt.date(month_index // 12, month_index % 12 + 1, 1)
 
 
-def day_start(day: dt.date, zone: str) -> int:
+def day_start(day: dt.date, zone: str, offset: int = 0) -> int:
     """start(day): the instant (microseconds) of the local midnight that begins `day` in `zone`.
 
     zoneinfo follows PEP 495 with fold=0: a local time that happens twice is its first
@@ -112,12 +112,15 @@ def day_start(day: dt.date, zone: str) -> int:
     before the jump, that is moved later by the length of the jump. This is java.time's rule
     for LocalDateTime.atZone, which Spark's to_utc_timestamp uses: when the jump begins at 00:00
     the day begins at the first instant after the gap; when it straddles midnight (Toronto
-    1919-03-31, 23:30 to 00:30) the day begins at 01:00, after its first instant."""
+    1919-03-31, 23:30 to 00:30) the day begins at 01:00, after its first instant. With `offset`
+    (microseconds, less than a day either way), the day begins at that wall-clock time after
+    (or before) its midnight, read by the same rule."""
     midnight = dt.datetime(day.year, day.month, day.day, tzinfo=ZoneInfo(zone))  # fold=0
-    return (midnight - EPOCH) // dt.timedelta(microseconds=1)
+    start = midnight + dt.timedelta(microseconds=offset)  # wall-clock arithmetic: same tzinfo, fold=0
+    return (start - EPOCH) // dt.timedelta(microseconds=1)
 
 
-def calendar_period(micros: int, unit: str, zone: str) -> dt.date:
+def calendar_period(micros: int, unit: str, zone: str, offset: int = 0) -> dt.date:
     """The local date on which the period holding `micros` begins (calendar_window's window_date).
 
     Walks the periods forward from one that begins well before `micros` (its UTC date two days
@@ -126,17 +129,17 @@ def calendar_period(micros: int, unit: str, zone: str) -> dt.date:
     one's (a local date the zone skipped) holds no instant and is walked past."""
     utc_day = (EPOCH + dt.timedelta(microseconds=micros)).date()
     period = period_start(utc_day - dt.timedelta(days=2), unit)
-    assert day_start(period, zone) <= micros
-    while day_start(next_period_start(period, unit), zone) <= micros:
+    assert day_start(period, zone, offset) <= micros
+    while day_start(next_period_start(period, unit), zone, offset) <= micros:
         period = next_period_start(period, unit)
     return period
 
 
-def calendar_window(micros, unit: str, zone: str):
+def calendar_window(micros, unit: str, zone: str, offset: int = 0):
     """(window_start, window_end, window_time) in microseconds, or None for a NULL time."""
     if micros is None:
         return None
-    period = calendar_period(micros, unit, zone)
-    start, end = day_start(period, zone), day_start(next_period_start(period, unit), zone)
+    period = calendar_period(micros, unit, zone, offset)
+    start, end = day_start(period, zone, offset), day_start(next_period_start(period, unit), zone, offset)
     assert start <= micros < end
     return start, end, end - 1

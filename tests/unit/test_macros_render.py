@@ -285,3 +285,21 @@ def test_top_n_by_rank_has_no_tie_break(renderer, ranking):
 def test_top_n_refuses_an_unknown_ranking(renderer):
     with pytest.raises(CompilerError, match=r"window_top_n: ranking \(ntile\) must be one of 'row_number'"):
         renderer.call("window_top_n", "w", [], ["price desc"], 3, "ntile")
+
+
+# --- calendar_window's offset ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("offset", ["1 day", "-24 hours", "1440 minutes"])
+def test_a_calendar_offset_of_a_day_or_more_is_refused(renderer, offset):
+    with pytest.raises(CompilerError) as error:
+        renderer.call("calendar_window", "ev", "ts", "day", "America/New_York", offset)
+    assert str(error.value).startswith(f"calendar_window: offset ('{offset}') must be shorter than a day either way")
+
+
+def test_a_calendar_offset_shifts_every_bound_and_the_local_date(renderer):
+    shifted = renderer.call("calendar_window", "ev", "ts", "month", "Europe/Berlin", "6 hours")
+    assert shifted.count("* 86400000000 + 21600000000), 'Europe/Berlin'))") == 4  # the four bounds
+    assert "'Europe/Berlin')) - 21600000000" in shifted
+    plain = renderer.call("calendar_window", "ev", "ts", "month", "Europe/Berlin")
+    assert "21600000000" not in plain
