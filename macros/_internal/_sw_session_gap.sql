@@ -93,7 +93,7 @@
     epoch as a TIMESTAMP_NTZ (no zone, a day is 24 hours) and the difference is read field by
     field. Rows whose gap is NULL belong to no session (like rows whose time is NULL); a
     negative gap counts as zero; a gap with a month or year part fails the query. -#}
-{% macro _sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns='__sw_source.*') -%}
+{% macro _sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns='__sw_source.*', mode=none) -%}
     {%- set epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)" -%}
     select
         __sw_row,
@@ -128,7 +128,7 @@
                 {%- for key in keys %}
                 {{ key }} as {{ key_aliases[loop.index0] }},
                 {%- endfor %}
-                {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts,
+                {{ spark_windows._sw_time_us(time_col, mode) }} as __sw_ts,
                 (
                     {{ gap }}
                 ) as __sw_gap

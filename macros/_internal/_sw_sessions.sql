@@ -41,16 +41,16 @@
     one struct, so that every input column comes out unchanged without listing them), the
     partition columns as `key_aliases`, __sw_ts and, for a per-row gap, __sw_gap_us. Each row
     comes out with its session's bounds (_sw_session_numbered): window_end is the session's
-    largest time + gap. -#}
-{% macro _sw_session_windows(rows_sql, key_aliases, gap_us) -%}
+    largest time + gap. `mode` is the time column's (_sw_time_mode): __sw_ts on its time line. -#}
+{% macro _sw_session_windows(rows_sql, key_aliases, gap_us, mode=none) -%}
     {%- set by_session = (key_aliases + ['__sw_session_index']) | join(', ') -%}
 (
     select
         __sw_sessions.__sw_row.*,
         {%- if gap_us is not none %}
-        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_last + ' ~ gap_us) }}
+        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_last + ' ~ gap_us, mode) }}
         {%- else %}
-        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_end') }}
+        {{ spark_windows._sw_window_columns('__sw_sessions.__sw_session_first', '__sw_sessions.__sw_session_end', mode) }}
         {%- endif %}
     from (
         select

@@ -32,9 +32,11 @@
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], 'session', 'time_col') -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, keys, 'session', 'partition_by') -%}
     {%- set input_columns = spark_windows._sw_input_columns('__sw_source', relation, columns, time_col, ['window_start', 'window_end', 'window_time'], 'session') -%}
+    {#- a timestamp_ntz column: sessions of its wall-clock times, bounds of type timestamp_ntz -#}
+    {%- set mode = spark_windows._sw_time_mode(relation, time_col, none, 'session', described) -%}
     {%- if gap_us is none -%}
         {%- do spark_windows._sw_require_interval_gap(relation, gap, described, 'session') -%}
-        {%- set rows_sql = spark_windows._sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns) -%}
+        {%- set rows_sql = spark_windows._sw_dynamic_gap_rows(relation, time_col, gap, keys, key_aliases, input_columns, mode) -%}
     {%- else -%}
         {%- set rows_sql -%}
     select
@@ -42,10 +44,10 @@
         {%- for key in keys %}
         {{ key }} as {{ key_aliases[loop.index0] }},
         {%- endfor %}
-        {{ spark_windows._sw_ts_us(time_col) }} as __sw_ts
+        {{ spark_windows._sw_time_us(time_col, mode) }} as __sw_ts
     from {{ relation }} as __sw_source
     where {{ time_col }} is not null
         {%- endset -%}
     {%- endif -%}
-    {{ return(spark_windows._sw_session_windows(rows_sql, key_aliases, gap_us)) }}
+    {{ return(spark_windows._sw_session_windows(rows_sql, key_aliases, gap_us, mode)) }}
 {%- endmacro %}

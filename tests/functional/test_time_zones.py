@@ -238,3 +238,21 @@ def test_timestamp_ntz_sessions_of_window_aggregate_are_wall_clock(spark, render
     assert sorted((tuple(row) for row in actual), key=repr) == sorted(
         ref.aggregate(ref.session(NTZ_ROWS, 3 * 60 * MINUTE)), key=repr
     )
+
+
+@pytest.mark.parametrize("gap", ["3 hours", "coalesce(interval 3 hours, interval 1 hour)"])
+def test_timestamp_ntz_sessions_are_wall_clock_and_equal_sparks_session_window(
+    spark, renderer, ntz_events, session_zone, gap
+):
+    """The session macro, with a fixed gap and a per-row one (an expression), against the Python
+    model and Spark's own session_window() on the same timestamp_ntz column."""
+    expected = sorted(ref.aggregate(ref.session(NTZ_ROWS, 3 * 60 * MINUTE)), key=repr)
+    sql = renderer.call("session", ntz_events, "ts", gap, ["k"])
+    assert ntz_windows(spark, sql) == expected
+    types = {f.name: f.dataType for f in spark.sql(f"select * from {sql}").schema.fields}
+    assert types["window_start"] == types["window_end"] == types["window_time"] == TimestampNTZType()
+    spark_sessions = (
+        f"(select *, w.start as window_start, w.end as window_end from (select *, "
+        f"session_window(ts, '3 hours') as w from {ntz_events} where ts is not null))"
+    )
+    assert ntz_windows(spark, spark_sessions) == expected

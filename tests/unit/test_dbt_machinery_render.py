@@ -300,3 +300,12 @@ def test_window_aggregate_refuses_time_zone_for_sessions(renderer):
         renderer.call(
             "window_aggregate", CLICKS, "event_ts", {"type": "session", "gap": "1 hour"}, [], {"n": "count(*)"}, "UTC"
         )
+
+
+@pytest.mark.parametrize("gap", ["30 minutes", "coalesce(gap, interval 30 minutes)"])
+def test_sessions_of_a_timestamp_ntz_column_are_wall_clock(renderer, gap):
+    sql = renderer.call("session", CLICKS, "local_ts", gap, ["user_id"])
+    parse_relation(sql)
+    assert "cast(unix_date(cast(local_ts as date)) as bigint) * 86400000000" in sql
+    assert "as timestamp_ntz)) as window_start" in sql and "as timestamp_ntz)) as window_time" in sql
+    assert "as timestamp_ntz)) as window_start" not in renderer.call("session", CLICKS, "event_ts", gap, ["user_id"])
