@@ -1,7 +1,8 @@
 """Writes tests/fixtures/flink_time_zones/: events whose days cross both daylight-saving changes
 of America/New_York and Europe/Berlin, and Apache Flink 2.3's results of TUMBLE, HOP and CUMULATE
 windows over them, computed on a TIMESTAMP_LTZ time attribute with `table.local-time-zone` set to
-each zone (and to UTC, for hops whose size is no whole multiple of the slide).
+each zone (and to UTC, for hops whose size is no whole multiple of the slide, and hops whose slide
+is longer than the size).
 
     bash scripts/flink_env.sh
     .venv-flink/bin/python scripts/flink_time_zone_fixtures.py
@@ -51,6 +52,11 @@ CASES = {
     "hop_2h_5h": (
         ["UTC", "America/New_York"],
         "HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '2' HOUR, INTERVAL '5' HOUR)",
+    ),
+    # a slide longer than the size: the rows between two windows belong to none
+    "hop_2h_1h_gaps": (
+        ["UTC", "Europe/Berlin"],
+        "HOP(TABLE events, DESCRIPTOR(ts), INTERVAL '2' HOUR, INTERVAL '1' HOUR)",
     ),
 }
 

@@ -32,10 +32,11 @@ CALLS = {
     "cumulate_1h_1d": ("cumulate", ("1 hour", "1 day")),
     "hop_7m_10m": ("hop", ("7 minutes", "10 minutes")),
     "hop_2h_5h": ("hop", ("2 hours", "5 hours")),
+    "hop_2h_1h_gaps": ("hop", ("2 hours", "1 hour")),
 }
 WINDOW_DICTS = {
     "tumble": lambda a: {"type": "tumble", "size": a[0], **({"offset": a[1]} if len(a) > 1 else {})},
-    "hop": lambda a: {"type": "hop", "slide": a[0], "size": a[1]},
+    "hop": lambda a: {"type": "hop", "slide": a[0], "size": a[1], "allow_gaps": a == ("2 hours", "1 hour")},
     "cumulate": lambda a: {"type": "cumulate", "step": a[0], "size": a[1]},
 }
 
@@ -113,12 +114,13 @@ def aggregated(spark, sql: str, wall_clock: bool) -> list[tuple]:
 
 @pytest.mark.parametrize("case, zone", sorted(FLINK), ids=lambda v: str(v))
 def test_zoned_windows_equal_flinks_timestamp_ltz_windows(spark, renderer, events, session_zone, case, zone):
-    """In UTC, the hop of 7 minutes by 10 runs without time_zone: instants, shown in UTC, are
-    Flink's wall-clock values there."""
+    """In UTC, the hops run without time_zone: instants, shown in UTC, are Flink's wall-clock
+    values there."""
     macro, args = CALLS[case]
-    time_zone = None if zone == "UTC" and case == "hop_7m_10m" else zone
+    time_zone = None if zone == "UTC" and case.startswith("hop_") else zone
     kwargs = {"time_zone": time_zone} if time_zone else {}
-    sql = renderer.call(macro, events, "ts", *args, **kwargs)
+    gaps = {"allow_gaps": True} if case.endswith("_gaps") else {}
+    sql = renderer.call(macro, events, "ts", *args, **gaps, **kwargs)
     assert windows(spark, sql, wall_clock=time_zone is not None) == FLINK[(case, zone)]
     if time_zone:
         types = {f.name: f.dataType for f in spark.sql(f"select * from {sql}").schema.fields}
