@@ -74,14 +74,11 @@ def order_compare(terms):
 def ranked(records, keys, terms, tie_descending=False):
     """Per window and key, the rows in the order of `terms`: (column, descending, nulls_first)."""
 
+    by_terms = order_compare(terms)
+
     def compare(a, b):
-        for column, descending, nulls_first in terms:
-            x, y = a[column], b[column]
-            if x == y:
-                continue
-            if x is None or y is None:
-                return -1 if (x is None) == nulls_first else 1
-            return (-1 if x < y else 1) * (-1 if descending else 1)
+        if by_terms(a, b):
+            return by_terms(a, b)
         x, y = (ref.spark_json(r, timestamps=("window_start", "window_end")).encode() for r in (a, b))
         return 0 if x == y else (-1 if x < y else 1) * (-1 if tie_descending else 1)
 
