@@ -44,6 +44,11 @@
     {%- if batch is none -%}
         {{ return(relation) }}
     {%- endif -%}
+    {#- window_aggregate's wall-clock path: its rows were read for the batch already, and its
+        row-copy plan calls the table-valued macros again over them (a query, no ref()) -#}
+    {%- if time_col == '__sw_wall_ts' -%}
+        {{ return(relation) }}
+    {%- endif -%}
     {%- if (mode or {}).get('kind') == 'zone' -%}
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": time_zone ('" ~ mode.zone ~ "') cannot be used in a microbatch model (incremental_strategy='microbatch') yet: "

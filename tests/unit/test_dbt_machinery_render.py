@@ -309,3 +309,16 @@ def test_sessions_of_a_timestamp_ntz_column_are_wall_clock(renderer, gap):
     assert "cast(unix_date(cast(local_ts as date)) as bigint) * 86400000000" in sql
     assert "as timestamp_ntz)) as window_start" in sql and "as timestamp_ntz)) as window_time" in sql
     assert "as timestamp_ntz)) as window_start" not in renderer.call("session", CLICKS, "event_ts", gap, ["user_id"])
+
+
+@pytest.mark.parametrize(
+    "window",
+    [{"type": "hop", "slide": "7 minutes", "size": "1 hour"}, {"type": "tumble", "size": "1 hour"}],
+)
+def test_window_aggregate_of_a_timestamp_ntz_column_runs_in_a_microbatch_batch(window):
+    # the row-copy plan (a hop of no whole multiple, count(distinct a, b)) calls hop or tumble
+    # over the rows window_aggregate read for the batch: they are not read again
+    aggregates = {"n": "count(*)", "pairs": "count(distinct user_id, event_type)"}
+    sql = batch_renderer().call("window_aggregate", CLICKS, "local_ts", window, ["user_id"], aggregates)
+    parse_relation(sql)
+    assert sql.count("window_start >= timestamp_micros(1730505600000000)") >= 1
