@@ -110,7 +110,7 @@
     {%- set described = spark_windows._sw_describe(relation) if described is false else described -%}
     {%- set types = spark_windows._sw_column_types(described) -%}
     {%- set text = time_col.strip() -%}
-    {%- set key = (text[1:-1].replace('``', '`') if text.startswith('`') else text) | lower -%}
+    {%- set key = spark_windows._sw_column_key(text) -%}
     {%- set ntz = types.get(key) == 'timestamp_ntz' -%}
     {%- if time_zone is none -%}
         {{ return({'kind': 'ntz' if ntz else 'instant'}) }}

@@ -69,7 +69,7 @@
     {%- if not modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`', text) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set key = (text[1:-1].replace('``', '`') if text.startswith('`') else text) | lower -%}
+    {%- set key = spark_windows._sw_column_key(text) -%}
     {%- set data_type = spark_windows._sw_column_types(described).get(key) -%}
     {%- if not data_type or data_type.startswith('interval') -%}
         {{ return(none) }}

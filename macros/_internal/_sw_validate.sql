@@ -222,6 +222,14 @@
 {% endmacro %}
 
 
+{#- A column name as _sw_column_types keys it: without its backticks (`` inside them is one `),
+    in lower case. -#}
+{% macro _sw_column_key(name) %}
+    {%- set text = name.strip() -%}
+    {{ return((text[1:-1].replace('``', '`') if text.startswith('`') else text) | lower) }}
+{% endmacro %}
+
+
 {#- Time columns must be timestamps where their type is known (`types`: lower-case column name
     to Spark type). timestamp_ntz and date are cast in the session time zone, as everywhere; any
     other type (a string, a number) is a compile error that names the column, its type and the
@@ -229,7 +237,7 @@
     into NULL. Where the type is not known, _sw_ts checks each value when the query runs. -#}
 {% macro _sw_require_time_type(relation, types, column, macro_name, arg_name) %}
     {%- set text = column.strip() -%}
-    {%- set key = (text[1:-1].replace('``', '`') if text.startswith('`') else text) | lower -%}
+    {%- set key = spark_windows._sw_column_key(text) -%}
     {%- set data_type = types.get(key) -%}
     {%- if not data_type or data_type in ['timestamp', 'timestamp_ntz', 'date'] -%}
         {{ return(none) }}
