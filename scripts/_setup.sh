@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shared set-up for scripts/demo.sh and scripts/test.sh; safe to run again and again.
-# - checks for Java 17+ (Spark 4.1 needs it) and installs openjdk-17-jre-headless with apt-get
+# - checks for Java 17+ (Spark 4 needs it) and installs openjdk-17-jre-headless with apt-get
 #   when it is missing;
 # - creates .venv and installs into it the requirements file named by SPARK_WINDOWS_REQUIREMENTS
 #   (default requirements-dev.txt: tests, lint and tools; scripts/demo.sh asks only for

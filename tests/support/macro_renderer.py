@@ -227,7 +227,7 @@ class _Adapter:
 
 
 def _version_table(sql: str, spark_version: str):
-    """What dbt's run_query returns for `select version()` (Spark's "4.1.4 <commit>")."""
+    """What dbt's run_query returns for `select version()` (Spark's "4.3.0 <commit>")."""
     if sql.strip().lower() != "select version()":
         raise AssertionError(f"a macro ran a query while compiling: {sql}")
     return SimpleNamespace(rows=[(f"{spark_version} 0123abc",)])
@@ -259,7 +259,7 @@ class MacroRenderer:
         execute: bool = True,
         packages: dict[str, str] | None = None,
         dispatch: dict[str, list[str]] | None = None,
-        spark_version: str = "4.1.4",
+        spark_version: str = "4.3.0",
     ):
         self.env = _Sandbox(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
