@@ -60,27 +60,32 @@
 {% endmacro %}
 
 
-{#- A dynamic gap that is a lone column (`session_gap`) of `relation`, whose type is known
-    (`described`, from _sw_describe), must be an interval: a number or a string would fail in
+{#- A dynamic gap whose type is known must be an interval: a number or a string would fail in
     Spark with a message about the macro's inner columns, naming neither the gap nor the cast to
-    write. An expression's type is not known before Spark reads it. -#}
+    write. A lone column (`session_gap`) of `relation` has its type in `described` (from
+    _sw_describe); an expression over a table or view is typed by Spark (_sw_expression_type)
+    without reading a row. Over a CTE or a query the type is not known before Spark runs it. -#}
 {% macro _sw_require_interval_gap(relation, gap, described, macro_name) %}
     {%- set text = gap.strip() -%}
-    {%- if not modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`', text) -%}
+    {%- set is_column = modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`', text) -%}
+    {%- if described is none -%}
         {{ return(none) }}
+    {%- elif is_column -%}
+        {%- set data_type = spark_windows._sw_column_types(described).get(spark_windows._sw_column_key(text)) -%}
+    {%- else -%}
+        {%- set data_type = spark_windows._sw_expression_type(relation, text) -%}
     {%- endif -%}
-    {%- set key = spark_windows._sw_column_key(text) -%}
-    {%- set data_type = spark_windows._sw_column_types(described).get(key) -%}
     {%- if not data_type or data_type.startswith('interval') -%}
         {{ return(none) }}
     {%- endif -%}
+    {%- set value = text if is_column else '(' ~ text ~ ')' -%}
     {%- if data_type in ['tinyint', 'smallint', 'int', 'bigint', 'float', 'double'] or data_type.startswith('decimal') -%}
-        {%- set cast = text ~ " * interval 1 minute, if it holds minutes (interval 1 second for seconds)" -%}
+        {%- set cast = value ~ " * interval 1 minute, if it holds minutes (interval 1 second for seconds)" -%}
     {%- else -%}
         {%- set cast = "cast(" ~ text ~ " as interval), if it holds text such as '10 minutes', or cast(" ~ text ~ " as int) * interval 1 minute for a number of minutes" -%}
     {%- endif -%}
     {{ exceptions.raise_compiler_error(
-        macro_name ~ ": gap ('" ~ gap ~ "') is a column of type " ~ data_type ~ " in " ~ relation
+        macro_name ~ ": gap ('" ~ gap ~ "') is " ~ ("a column" if is_column else "an expression") ~ " of type " ~ data_type ~ " in " ~ relation
         ~ "; a per-row gap must be an interval of days, hours, minutes or seconds. Write the conversion as the gap, such as "
         ~ cast) }}
 {% endmacro %}

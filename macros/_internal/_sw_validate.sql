@@ -195,6 +195,16 @@
 {% endmacro %}
 
 
+{#- The Spark type (lower case) of `sql`, an expression over the columns of `relation` (a table
+    or view, as _sw_describe takes), from DESCRIBE QUERY: Spark analyses the query and reads no
+    row. An expression Spark cannot analyse fails here, with Spark's message naming it. -#}
+{% macro _sw_expression_type(relation, sql) %}
+    {%- set described = run_query(
+        'describe query select (' ~ sql ~ ') as __sw_value from ' ~ spark_windows._sw_unfiltered(relation) ~ ' as __sw_source') -%}
+    {{ return((described.rows[0][1] | string | lower) if described.rows else none) }}
+{% endmacro %}
+
+
 {#- The column names of `relation` (see _sw_describe; none when unknown). Given `time_cols`, a
     mapping of argument name to column (such as {'time_col': 'event_ts'}), each of those columns
     that is among them must be of a time type (_sw_require_time_type). `described` is what

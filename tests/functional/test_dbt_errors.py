@@ -49,6 +49,11 @@ BAD_CALLS = [
         " select * from {{ spark_windows.tumble('per_minute', 'window_time', '5 minutes') }}",
         "tumble: time_col ('window_time') is a window column of the input per_minute",
     ),
+    (
+        # a per-row gap written as an expression: Spark gives its type while dbt compiles
+        "select * from {{ spark_windows.session(ref('orders'), 'order_ts', 'cast(amount as int) * 60', ['customer_id']) }}",
+        "session: gap ('cast(amount as int) * 60') is an expression of type int in ",
+    ),
 ]
 
 

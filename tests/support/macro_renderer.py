@@ -226,11 +226,18 @@ class _Adapter:
         )
 
 
-def _version_table(sql: str, spark_version: str):
-    """What dbt's run_query returns for `select version()` (Spark's "4.3.0 <commit>")."""
-    if sql.strip().lower() != "select version()":
-        raise AssertionError(f"a macro ran a query while compiling: {sql}")
-    return SimpleNamespace(rows=[(f"{spark_version} 0123abc",)])
+def _query_table(sql: str, spark_version: str, expression_types: dict[str, str] | None):
+    """What dbt's run_query returns for the queries macros ask while compiling: `select version()`
+    (Spark's "4.3.0 <commit>"), and DESCRIBE QUERY of one expression over a relation: the type the
+    test gives for that expression in `expression_types`, or a day-time interval for any
+    expression when the test gives none (a session gap's type, which most tests do not vary)."""
+    if sql.strip().lower() == "select version()":
+        return SimpleNamespace(rows=[(f"{spark_version} 0123abc",)])
+    described = re.fullmatch(r"describe query select \((.*)\) as __sw_value from \S+ as __sw_source", sql.strip(), re.S)
+    if described and (expression_types is None or described.group(1) in expression_types):
+        data_type = "interval day to second" if expression_types is None else expression_types[described.group(1)]
+        return SimpleNamespace(rows=[("__sw_value", data_type, None)])
+    raise AssertionError(f"a macro ran a query while compiling: {sql}")
 
 
 class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
@@ -260,6 +267,7 @@ class MacroRenderer:
         packages: dict[str, str] | None = None,
         dispatch: dict[str, list[str]] | None = None,
         spark_version: str = "4.3.0",
+        expression_types: dict[str, str] | None = None,
     ):
         self.env = _Sandbox(extensions=["jinja2.ext.do"], undefined=jinja2.StrictUndefined)
         self.macros: dict[str, object] = {}
@@ -277,8 +285,10 @@ class MacroRenderer:
                 "adapter": _Adapter(self, adapter_type),
                 # dbt's `execute`: false while it parses the project, true when it compiles a model
                 "execute": execute,
-                # dbt's run_query, for the one query macros ask while compiling: Spark's version
-                "run_query": lambda sql: _version_table(sql, spark_version),
+                # dbt's run_query, for the queries macros ask while compiling: Spark's version,
+                # and the type of an expression (``expression_types``: expression -> Spark type; {} for
+                # none: any such query fails the test)
+                "run_query": lambda sql: _query_table(sql, spark_version, expression_types),
                 PACKAGE: SimpleNamespace(),
             }
         )

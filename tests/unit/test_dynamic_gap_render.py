@@ -246,7 +246,41 @@ def test_a_gap_column_of_an_interval_type_or_an_expression_renders():
         "analytics.events",
         [("k", "string"), ("ts", "timestamp"), ("gap", "interval day to second"), ("gap_minutes", "int")],
     )
-    renderer = MacroRenderer()
+    renderer = MacroRenderer(expression_types={"gap_minutes * interval 1 minute": "interval day to second"})
     assert re.search(r"\(\s+gap\s+\) as __sw_gap\n", renderer.call("session", events, "ts", "gap", ["k"]))
     converted = renderer.call("session", events, "ts", "gap_minutes * interval 1 minute", ["k"])
     assert "gap_minutes * interval 1 minute" in converted
+
+
+@pytest.mark.parametrize(
+    "data_type, cast",
+    [
+        ("int", "(gap_minutes * 60) * interval 1 minute, if it holds minutes"),
+        ("double", "(gap_minutes * 60) * interval 1 minute"),
+        ("string", "cast(gap_minutes * 60 as interval), if it holds text such as '10 minutes'"),
+        ("interval year to month", None),
+        ("interval hour to minute", None),
+    ],
+)
+def test_a_gap_expression_over_a_table_is_typed_by_spark_and_must_be_an_interval(data_type, cast):
+    """The expression's type comes from DESCRIBE QUERY over the table (the stub answers with
+    `data_type`); a day-time or year-month interval renders (a month part fails per row in Spark)."""
+    events = Relation("analytics.events", [("k", "string"), ("ts", "timestamp"), ("gap_minutes", "int")])
+    renderer = MacroRenderer(expression_types={"gap_minutes * 60": data_type})
+    if cast is None:
+        assert "gap_minutes * 60" in renderer.call("session", events, "ts", "gap_minutes * 60", ["k"])
+        return
+    with pytest.raises(CompilerError) as error:
+        renderer.call("session", events, "ts", "gap_minutes * 60", ["k"])
+    message = str(error.value)
+    assert message.startswith(
+        f"session: gap ('gap_minutes * 60') is an expression of type {data_type} in analytics.events; a per-row gap "
+        "must be an interval of days, hours, minutes or seconds. Write the conversion as the gap, such as "
+    )
+    assert cast in message
+
+
+def test_a_gap_expression_over_a_cte_is_not_typed_before_spark_runs_it():
+    """A CTE's columns are not known while compiling: no query is asked (the stub fails on one)."""
+    sql = MacroRenderer(expression_types={}).call("session", "events_cte", "ts", "gap_minutes * 60", ["k"])
+    assert "gap_minutes * 60" in sql
