@@ -125,3 +125,25 @@
 {% macro _sw_local_midnight_us(local_date, time_zone, offset_us=0) -%}
     unix_micros(to_utc_timestamp(timestamp_micros(cast(unix_date({{ local_date }}) as bigint) * 86400000000{{ ' + ' ~ offset_us if offset_us > 0 else (' - ' ~ (-offset_us) if offset_us < 0 else '') }}), '{{ time_zone }}'))
 {%- endmacro %}
+
+
+{#- The calendar periods of a timestamp_ntz column's own wall clock (no zone, so no clock
+    change: a day is 24 hours), shifted by `offset_us`, with timestamp_ntz bounds. -#}
+{% macro _sw_wall_clock_periods(relation, time_col, unit, offset_us, input_columns, mode) -%}
+    {%- set shifted = time_col if offset_us == 0 else 'timestampadd(MICROSECOND, ' ~ (-offset_us) ~ ', ' ~ time_col ~ ')' -%}
+    {%- set start_us = '(cast(unix_date(__sw_periods.__sw_period) as bigint) * 86400000000 + ' ~ offset_us ~ ')' -%}
+    {%- set end_us = '(cast(unix_date(' ~ spark_windows._sw_next_period_start('__sw_periods.__sw_period', unit) ~ ') as bigint) * 86400000000 + ' ~ offset_us ~ ')' -%}
+(
+    select
+        __sw_periods.__sw_row.*,
+        {{ spark_windows._sw_window_columns(start_us, end_us, mode) }},
+        __sw_periods.__sw_period as window_date
+    from (
+        select
+            struct({{ input_columns }}) as __sw_row,
+            {{ spark_windows._sw_period_start('cast(' ~ shifted ~ ' as date)', unit) }} as __sw_period
+        from {{ relation }} as __sw_source
+        where {{ time_col }} is not null
+    ) as __sw_periods
+)
+{%- endmacro %}
