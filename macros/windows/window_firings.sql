@@ -44,13 +44,20 @@
     {%- set partition = ('partition by ' ~ window_columns | join(', ') ~ ' ') if window_columns else '' -%}
     {%- set prefix = (window_columns | join(', ') ~ ', ') if window_columns else '' -%}
     {%- set group_windows = ('group by ' ~ window_columns | join(', ')) if window_columns else '' -%}
+    {#- a timestamp_ntz column: windows and timers of its wall-clock time, computed on a timestamp
+        whose microseconds are the wall-clock ones (__sw_wall_ts); window bounds and fired_at are
+        converted back to timestamp_ntz at the end -#}
+    {%- set mode = spark_windows._sw_time_mode(relation, time_col, none, name) -%}
+    {%- set wall = mode.kind == 'ntz' -%}
+    {%- set tied -%}
+        (select __sw_source.*, {{ spark_windows._sw_row_json('struct(__sw_source.*)') }} as __sw_tie
+            {%- if wall %}, timestamp_micros({{ spark_windows._sw_time_us(time_col, mode) }}) as __sw_wall_ts{% endif %} from {{ relation }} as __sw_source)
+    {%- endset -%}
+    {%- set time_col = '__sw_wall_ts' if wall else time_col -%}
     {%- set ts_us = spark_windows._sw_ts_us(time_col) -%}
     {#- by_time: timers of the `every` trigger cut the rows by event time; otherwise by row number -#}
     {%- set by_time = fire.kind == 'every' -%}
     {%- set position = '__sw_ts' if by_time else '__sw_seq' -%}
-    {%- set tied -%}
-        (select __sw_source.*, {{ spark_windows._sw_row_json('struct(__sw_source.*)') }} as __sw_tie from {{ relation }} as __sw_source)
-    {%- endset -%}
     {%- if is_global -%}
         {%- set windowed = '(select * from ' ~ tied ~ ' as __sw_tied where ' ~ time_col ~ ' is not null)' -%}
     {%- else -%}
@@ -135,10 +142,10 @@
 (
     select
         {%- for column in window_columns %}
-        {{ column }},
+        {{ spark_windows._sw_wall_clock('unix_micros(' ~ column ~ ')') ~ ' as ' ~ column if wall and column in ['window_start', 'window_end'] else column }},
         {%- endfor %}
         cast(row_number() over ({{ partition }}order by __sw_order) as bigint) as firing,
-        __sw_fired_at as fired_at,
+        {{ spark_windows._sw_wall_clock('unix_micros(__sw_fired_at)') if wall else '__sw_fired_at' }} as fired_at,
         __sw_is_final as is_final
         {%- for agg in aggs %},
         {{ agg.name }}
