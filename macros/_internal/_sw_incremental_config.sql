@@ -2,6 +2,35 @@
     since the last run. Every duration is read as bigint microseconds. -#}
 
 
+{#- The model's time column, when its SQL gives it as timestamp_ntz (Spark types the query without
+    running it), must be read in a session time zone of UTC: the runs window instants, and a
+    timestamp_ntz is the instant of its wall-clock time in the session zone. In UTC that instant's
+    windows are the wall clock's (their bounds of type timestamp); in another zone they would
+    start at wall-clock times that depend on the zone, so the run is refused. -#}
+{% macro _sw_incremental_check_time_type(cfg, sql) %}
+    {%- set name = modules.re.search('(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)$', cfg.time_col.strip()).group(1) -%}
+    {%- set described = run_query('describe query select * from (' ~ sql ~ ') as __sw_source') -%}
+    {%- set columns = [] -%}
+    {%- for row in described.rows -%}
+        {%- do columns.append((row[0] | string, row[1] | string | lower)) -%}
+    {%- endfor -%}
+    {%- set types = spark_windows._sw_column_types(columns) -%}
+    {%- if types.get(spark_windows._sw_column_key(name)) != 'timestamp_ntz' -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set zone = run_query('select current_timezone()').rows[0][0] | string -%}
+    {%- if zone not in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00'] -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: time_col (" ~ cfg.time_col ~ ") is of type timestamp_ntz and the Spark session time zone is " ~ zone
+            ~ ": the runs window instants, and a timestamp_ntz value is read as the instant of its wall-clock time in the session "
+            ~ "time zone, so the windows would start at wall-clock times that depend on that zone. Set spark.sql.session.timeZone "
+            ~ "to UTC (as this project's profiles do), where the windows are those of the wall clock, or give the time column "
+            ~ "as a timestamp in the model's SQL, such as to_utc_timestamp(" ~ cfg.time_col ~ ", 'America/New_York') for "
+            ~ "wall-clock times of New York") }}
+    {%- endif -%}
+{% endmacro %}
+
+
 {#- Reads and checks the model's config; returns a dict the other blocks use. Every problem
     is collected first and refused in one message, before the run touches any table. -#}
 {% macro _sw_incremental_config(config) %}

@@ -37,6 +37,7 @@
     {%- set grant_config = config.get('grants') -%}
 
     {{ run_hooks(pre_hooks) }}
+    {%- do spark_windows._sw_incremental_check_time_type(cfg, sql) -%}
 
     {#- Every overwrite here is static (a partition named in the statement, or a whole table),
         except the windows table's, which is dynamic by its own table option. dbt-spark's

@@ -7,8 +7,10 @@ before any hook, query or statement runs.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
-from macro_renderer import CompilerError
+from macro_renderer import CompilerError, MacroRenderer
 
 pytestmark = pytest.mark.fast
 
@@ -86,3 +88,43 @@ def test_the_materialization_is_registered_for_spark_only(renderer):
     assert [name for name in renderer.materializations if "windowed_incremental" in name] == [
         "materialization_windowed_incremental_spark"
     ]
+
+
+@pytest.mark.parametrize(
+    "time_type, zone, refused",
+    [
+        ("timestamp", "Asia/Kathmandu", False),
+        ("timestamp_ntz", "UTC", False),
+        ("timestamp_ntz", "Etc/UTC", False),
+        ("timestamp_ntz", "Asia/Kathmandu", True),
+        ("timestamp_ntz", "America/New_York", True),
+    ],
+)
+def test_a_timestamp_ntz_time_column_is_read_only_in_a_utc_session(time_type, zone, refused):
+    """The model's SQL is typed by Spark (DESCRIBE QUERY); the session zone is asked only for a
+    timestamp_ntz time column, and any zone but UTC is refused."""
+    asked = []
+
+    def run_query(sql):
+        asked.append(sql)
+        if sql == "describe query select * from (select * from clicks) as __sw_source":
+            return SimpleNamespace(rows=[("page", "string", None), ("Click_TS", time_type, None)])
+        if sql == "select current_timezone()":
+            return SimpleNamespace(rows=[(zone,)])
+        raise AssertionError(sql)
+
+    renderer = MacroRenderer()  # its own: the stubbed run_query must not reach other tests
+    renderer.env.globals["run_query"] = run_query
+    cfg = {**GOOD, "time_col": "e.`click_ts`"}
+    check = renderer.macros["_sw_incremental_check_time_type"]
+    if not refused:
+        check(cfg, "select * from clicks")
+        assert len(asked) == (1 if time_type == "timestamp" else 2)
+        return
+    with pytest.raises(CompilerError) as error:
+        check(cfg, "select * from clicks")
+    assert str(error.value).startswith(
+        f"windowed_incremental: time_col (e.`click_ts`) is of type timestamp_ntz and the Spark session time zone is {zone}: "
+        "the runs window instants"
+    )
+    assert "Set spark.sql.session.timeZone to UTC" in str(error.value)
