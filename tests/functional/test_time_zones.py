@@ -13,6 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+import reference_firings
+import reference_more_windows as more
 import reference_windows as ref
 from macro_renderer import Relation
 from pyspark.sql.types import TimestampNTZType, TimestampType
@@ -260,3 +262,94 @@ def test_timestamp_ntz_sessions_are_wall_clock_and_equal_sparks_session_window(
         f"from {ntz_events} where ts is not null group by k, session_window(ts, '3 hours')"
     ).collect()
     assert sorted((tuple(row) for row in by_spark), key=repr) == expected
+
+
+@pytest.mark.parametrize(
+    "unit, offset",
+    [("day", None), ("day", "6 hours"), ("day", "-2 hours"), ("week", None), ("month", None), ("year", "1 hour")],
+)
+def test_timestamp_ntz_calendar_periods_are_those_of_the_wall_clock(
+    spark, renderer, ntz_events, session_zone, unit, offset
+):
+    """A timestamp_ntz column's periods are those of its own wall clock: the zoneinfo model in
+    UTC (no clock change) over the wall-clock microseconds, whatever the session zone; the
+    wall-clock times New York and Berlin skip or repeat are ordinary times here."""
+    offset_us = {None: 0, "6 hours": 6 * 60 * MINUTE, "-2 hours": -2 * 60 * MINUTE, "1 hour": 60 * MINUTE}[offset]
+    expected = []
+    for k, us, v in NTZ_ROWS:
+        if us is not None:
+            start, end, time = more.calendar_window(us, unit, "UTC", offset_us)
+            expected.append((k, v, start, end, time, more.calendar_period(us, unit, "UTC", offset_us)))
+    sql = renderer.call("calendar_window", ntz_events, "ts", unit, offset=offset)
+    actual = spark.sql(
+        f"select k, v, {bound_us('window_start', True)}, {bound_us('window_end', True)}, "
+        f"{bound_us('window_time', True)}, window_date from {sql}"
+    ).collect()
+    assert sorted((tuple(row) for row in actual), key=repr) == sorted(expected, key=repr)
+    types = {f.name: f.dataType for f in spark.sql(f"select * from {sql}").schema.fields}
+    assert types["window_start"] == types["window_end"] == types["window_time"] == TimestampNTZType()
+
+
+HOUR = 60 * MINUTE
+DAY = 24 * HOUR
+# (window, trigger) as the macro takes them, then as the Flink simulation takes them
+NTZ_FIRINGS = [
+    ({"type": "tumble", "size": "1 day"}, {"every": "6 hours"}, {"type": "tumble", "size": DAY}, ("every", 6 * HOUR)),
+    (
+        {"type": "hop", "slide": "12 hours", "size": "1 day"},
+        {"every_rows": 2},
+        {"type": "hop", "slide": 12 * HOUR, "size": DAY},
+        ("every_rows", 2),
+    ),
+    ({"type": "session", "gap": "3 hours"}, None, {"type": "session", "gap": 3 * HOUR}, None),
+    ({"type": "global"}, {"every": "1 day"}, {"type": "global"}, ("every", DAY)),
+]
+
+
+@pytest.mark.parametrize("window, trigger, model_window, model_trigger", NTZ_FIRINGS, ids=lambda v: str(v))
+def test_timestamp_ntz_firings_are_wall_clock_whatever_the_session_zone(
+    spark, renderer, ntz_events, session_zone, window, trigger, model_window, model_trigger
+):
+    """window_firings over a timestamp_ntz column: windows, timers and fired_at of its wall-clock
+    time (timestamp_ntz), as the Flink simulation computes them on the wall-clock microseconds."""
+    rows = [{"k": k, "ts": us, "v": v} for k, us, v in NTZ_ROWS]
+    firings = reference_firings.simulate(
+        rows,
+        model_window,
+        model_trigger,
+        False,
+        None,
+        lambda members: {"n": len(members), "total": sum(r["v"] for r in members)},
+        key_of=lambda r: r["k"],
+        time_of=lambda r: r["ts"],
+        text_of=repr,  # no two rows of a key share a time
+    )
+    expected = sorted(
+        (
+            (
+                f["key"],
+                f["window_start"],
+                f["window_end"],
+                f["firing"],
+                f["fired_at"],
+                f["is_final"],
+                f["n"],
+                f["total"],
+            )
+            for f in firings
+        ),
+        key=repr,
+    )
+    sql = renderer.call(
+        "window_firings", ntz_events, "ts", window, ["k"], {"n": "count(*)", "total": "sum(v)"}, trigger
+    )
+    is_global = window["type"] == "global"
+    bounds = "null, null" if is_global else f"{bound_us('window_start', True)}, {bound_us('window_end', True)}"
+    actual = spark.sql(
+        f"select k, {bounds}, firing, {bound_us('fired_at', True)}, is_final, n, total from {sql}"
+    ).collect()
+    assert sorted((tuple(row) for row in actual), key=repr) == expected
+    types = {f.name: f.dataType for f in spark.sql(f"select * from {sql}").schema.fields}
+    assert types["fired_at"] == TimestampNTZType()
+    if not is_global:
+        assert types["window_start"] == types["window_end"] == TimestampNTZType()

@@ -49,7 +49,7 @@ TIME_CALLS = {
     "hop": lambda relation, ts: ("hop", relation, ts, "5 minutes", "1 hour"),
     "cumulate": lambda relation, ts: ("cumulate", relation, ts, "15 minutes", "1 hour"),
     "session": lambda relation, ts: ("session", relation, ts, "30 minutes", ["user_id"]),
-    "calendar_window": lambda relation, ts: ("calendar_window", relation, ts, "day", "America/New_York"),
+    "calendar_window": lambda relation, ts: ("calendar_window", relation, ts, "day"),
     "window_aggregate": lambda relation, ts: (
         "window_aggregate",
         relation,
@@ -322,3 +322,36 @@ def test_window_aggregate_of_a_timestamp_ntz_column_runs_in_a_microbatch_batch(w
     sql = batch_renderer().call("window_aggregate", CLICKS, "local_ts", window, ["user_id"], aggregates)
     parse_relation(sql)
     assert sql.count("window_start >= timestamp_micros(1730505600000000)") >= 1
+
+
+def test_calendar_periods_of_a_timestamp_ntz_column_are_its_wall_clocks_and_time_zone_is_refused(renderer):
+    sql = renderer.call("calendar_window", CLICKS, "local_ts", "week", offset="6 hours")
+    parse_relation(sql)
+    # the wall-clock date 6 hours earlier, its ISO week, bounds of type timestamp_ntz; no zone read
+    assert "trunc(cast(timestampadd(MICROSECOND, -21600000000, local_ts) as date), 'WEEK') as __sw_period" in sql
+    assert "as timestamp_ntz)) as window_start" in sql
+    assert "to_utc_timestamp" not in sql and "from_utc_timestamp" not in sql
+    # an instant column, or the same column through a string relation, is read in a zone as before
+    for relation, column in [(CLICKS, "event_ts"), ("clicks", "local_ts")]:
+        assert "to_utc_timestamp" in renderer.call("calendar_window", relation, column, "week", offset="6 hours")
+    with pytest.raises(CompilerError) as error:
+        renderer.call("calendar_window", CLICKS, "local_ts", "day", "America/New_York")
+    assert str(error.value).startswith(
+        "calendar_window: time_zone ('America/New_York') is given, but the time column local_ts is of type "
+        "timestamp_ntz: wall-clock times without a zone, whose periods are those of their own wall clock."
+    )
+    assert "to_utc_timestamp(local_ts, 'America/New_York')" in str(error.value)
+
+
+def test_window_firings_of_a_timestamp_ntz_column_are_wall_clock(renderer):
+    window, aggregates = {"type": "tumble", "size": "1 hour"}, {"n": "count(*)"}
+    sql = renderer.call("window_firings", CLICKS, "local_ts", window, ["user_id"], aggregates, {"every": "10 minutes"})
+    parse_relation(sql)
+    # the plan runs on the wall-clock microseconds; bounds and fired_at come back as timestamp_ntz
+    assert "timestamp_micros((cast(unix_date(cast(local_ts as date)) as bigint) * 86400000000" in sql
+    for column in ["window_start", "window_end", "fired_at"]:
+        assert f"as timestamp_ntz)) as {column}" in sql
+    plain = renderer.call(
+        "window_firings", CLICKS, "event_ts", window, ["user_id"], aggregates, {"every": "10 minutes"}
+    )
+    assert "__sw_wall_ts" not in plain and "timestamp_ntz)) as fired_at" not in plain
