@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import pytest
 import reference_windows
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from properties import aggregated, expected
+from property_settings import property_settings
 from pyspark.errors import AnalysisException
 from reference_dynamic_gaps import session_dynamic
-
-from tests.functional.test_properties import aggregated, expected
+from spark_views import literal
 
 pytestmark = pytest.mark.slow
 
@@ -31,12 +32,7 @@ GAP_EXPRESSIONS = {
     "calendar": "cast(concat(gap_us, ' microseconds') as interval)",
 }
 AGGREGATES = {"cnt": "count(*)", "cnt_v": "count(v)", "total": "sum(v)", "mn": "min(v)", "mx": "max(v)"}
-PROPERTY_SETTINGS = settings(
-    max_examples=100,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+PROPERTY_SETTINGS = property_settings(100)
 
 
 def load_gapped_events(spark, rows) -> str:
@@ -49,17 +45,9 @@ def load_gapped_events(spark, rows) -> str:
         )
         return VIEW
 
-    def literal(value, kind):
-        if value is None:
-            return f"cast(null as {kind})"
-        if kind == "string":
-            return f"'{value}'"
-        if kind == "timestamp":
-            return f"timestamp_micros({value})"
-        return f"cast({value} as {kind})"
-
     values = ", ".join(
-        f"({literal(k, 'string')}, {literal(t, 'timestamp')}, {literal(v, 'int')}, {literal(g, 'bigint')})"
+        f"({literal(k, 'string')}, {literal(t, 'timestamp')}, {literal(v, 'int', cast=True)}, "
+        f"{literal(g, 'bigint', cast=True)})"
         for k, t, v, g in rows
     )
     spark.sql(

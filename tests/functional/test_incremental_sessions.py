@@ -3,132 +3,27 @@
 The example models models/incremental/user_sessions_incremental.sql (emit_policy every_run) and
 user_sessions_incremental_on_watermark.sql (on_watermark) read `raw_clicks`, a view of the
 clicks that arrived by the var `clicks_arrived_until`. Replaying the arrivals at the cut-offs
-below is a stream of micro-batches designed to hold every case of the semantics: sessions
-extended at either end, merged by one row and by the rows of one run, rows late by their own
-window and by touching an expired session, a run with nothing new, sessions becoming final, a
-row without event time (tests/test_reference_incremental_sessions.py checks that they all occur).
+(CUTS, in support/incremental_cases.py) is a stream of micro-batches designed to hold every case
+of the semantics: sessions extended at either end, merged by one row and by the rows of one run,
+rows late by their own window and by touching an expired session, a run with nothing new,
+sessions becoming final, a row without event time (tests/unit/test_reference_incremental_sessions.py
+checks that they all occur).
 """
 
 from __future__ import annotations
 
-import csv
-import datetime
 import json
 import os
 
 import pytest
-from dbt_harness import PROJECT_DIR, run_dbt
+from dbt_harness import run_dbt
+from incremental_cases import CUTS, click_arrivals, reference_session_models, us
+from incremental_cases import SESSION_MODEL as MODEL
 from incremental_driver import SESSION_MODELS, read_tables
-from reference_incremental import MINUTE, Row, count_rows, mean_of_values, sum_of_values
-from reference_incremental_sessions import SessionModel, replay
+from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
+from reference_incremental_sessions import SessionModel
 
 SCHEMA = os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows")
-MODEL = "user_sessions_incremental"
-ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "click_arrivals.csv"
-# ingestion cut-offs of the scheduled runs: 14 batches, one repeated cut (nothing new), then all.
-# The same times as the sensor replay, so the crash test (which runs both) follows this scenario too.
-CUTS = [f"2024-05-01 08:{minute:02d}:00" for minute in (4, 6, 8, 12, 16, 20, 20, 24, 28, 32, 36, 40, 44, 48)]
-CUTS.append("2024-05-01 09:00:00")
-
-
-def us(text: str) -> int | None:
-    """A UTC timestamp text as integer microseconds since the epoch."""
-    if not text:
-        return None
-    moment = datetime.datetime.fromisoformat(text).replace(tzinfo=datetime.timezone.utc)
-    return int(moment.timestamp()) * 1_000_000 + moment.microsecond
-
-
-def click_arrivals() -> list[Row]:
-    with ARRIVALS.open() as handle:
-        return [
-            Row(
-                key=row["user_id"] or None,
-                ts=us(row["click_ts"]),
-                value=int(row["amount"]) if row["amount"] else None,
-                ingested=us(row["ingested_at"]),
-            )
-            for row in csv.DictReader(handle)
-        ]
-
-
-def reference_model(name: str = MODEL) -> SessionModel:
-    """The config of models/incremental/<name>.sql, in the reference model's terms: the two session
-    models differ in their emit policy, and the on_watermark one also averages the amounts (an
-    aggregate a run cannot merge from stored sessions: it reads their rows again)."""
-    on_watermark = name.endswith("_on_watermark")
-    return SessionModel(
-        gap=10 * MINUTE,
-        delay=5 * MINUTE,
-        lateness=20 * MINUTE,
-        aggregates={
-            "clicks": count_rows,
-            "revenue": sum_of_values,
-            **({"average_amount": mean_of_values} if on_watermark else {}),
-        },
-        emit_policy="on_watermark" if on_watermark else "every_run",
-    )
-
-
-def reference_session_models() -> dict[str, SessionModel]:
-    return {name: reference_model(name) for name in SESSION_MODELS}
-
-
-def expected_session_tables(model: SessionModel, name: str = MODEL) -> dict:
-    """The reference model's tables in the shape of incremental_driver.read_tables: the sessions
-    the model shows (on_watermark: those the watermark passed), late rows, changelog, state."""
-    columns = SESSION_MODELS[name]
-    windows = [
-        [key, start, image.end, *(image.values[column] for column in columns), image.is_final]
-        + [image.revision, image.timing]
-        for (key, start), image in model.shown().items()
-    ]
-    late = [
-        [row.key, row.ts, row.value, row.ingested, [list(window) for window in missed], watermark, batch]
-        for row, missed, watermark, batch in model.late
-    ]
-    changelog = [
-        [row.batch_id, row.op, row.key, row.start, row.end, *(row.values[column] for column in columns)]
-        + [row.is_final, row.revision, row.timing]
-        for row in model.changelog
-    ]
-    return {
-        f"{name}:windows": sorted(windows, key=json.dumps),
-        f"{name}:late": sorted(late, key=json.dumps),
-        f"{name}:changelog": sorted(changelog, key=json.dumps),
-        f"{name}:state": sorted([list(row) for row in model.state], key=json.dumps),
-    }
-
-
-def assert_session_tables_match(actual: dict, expected: dict, where: str) -> None:
-    for name, rows in expected.items():
-        assert name in actual, f"{where}: table {name} is missing"
-        missing = [row for row in rows if row not in actual[name]]
-        extra = [row for row in actual[name] if row not in rows]
-        assert not missing and not extra and len(rows) == len(actual[name]), (
-            f"{where}: {name} differs from the reference model\n"
-            f"  expected but missing ({len(missing)}): {missing[:5]}\n  unexpected ({len(extra)}): {extra[:5]}"
-        )
-
-
-def assert_changelog_replays_to_the_table(actual: dict, where: str, name: str = MODEL) -> None:
-    """Deleting -D / -U and inserting +U / +I, batch by batch, rebuilds the table, revision and
-    timing included (is_final left out: a session that turns final without emission is not logged)."""
-    width = len(SESSION_MODELS[name])
-    changelog = [row[: 5 + width] + row[6 + width :] for row in actual[f"{name}:changelog"]]
-    try:
-        rebuilt = replay(changelog)
-    except AssertionError as error:
-        raise AssertionError(f"{where}: the changelog of {name} does not replay: {error}") from error
-    table = {(row[0], row[1]): tuple(row[2 : 3 + width] + row[4 + width :]) for row in actual[f"{name}:windows"]}
-    assert len(table) == len(actual[f"{name}:windows"]), (
-        f"{where}: two sessions of {name} share (user_id, window_start)"
-    )
-    assert rebuilt == table, (
-        f"{where}: replaying the changelog of {name} gives another table\n"
-        f"  only in the replay: {sorted(set(rebuilt.items()) - set(table.items()), key=str)[:5]}\n"
-        f"  only in the table: {sorted(set(table.items()) - set(rebuilt.items()), key=str)[:5]}"
-    )
 
 
 def assert_run_times_agree(rows_of, where: str, name: str = MODEL) -> None:
@@ -158,7 +53,7 @@ def session_tables(rows_of) -> dict:
 
 def assert_session_models_match(rows_of, tables: dict, models: dict[str, SessionModel], where: str) -> None:
     for name, model in models.items():
-        assert_session_tables_match(tables, expected_session_tables(model, name), where)
+        assert_tables_match(tables, expected_session_tables(model, name), where, same_length=True)
         assert_changelog_replays_to_the_table(tables, where, name)
         assert_run_times_agree(rows_of, where, name)
 

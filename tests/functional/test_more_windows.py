@@ -13,18 +13,14 @@ import datetime as dt
 
 import pytest
 import reference_more_windows as ref
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_settings import property_settings
 from spark_views import temp_view
 
 pytestmark = pytest.mark.slow
 
-PROPERTY_SETTINGS = settings(
-    max_examples=100,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+PROPERTY_SETTINGS = property_settings(100)
 VIEW = "__sw_more_windows_rows"
 
 

@@ -12,8 +12,9 @@ import functools
 
 import pytest
 import reference_more_windows as ref
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_settings import property_settings
 from spark_views import temp_view
 
 pytestmark = pytest.mark.slow
@@ -22,12 +23,7 @@ VIEW = "__sw_pattern_rows"
 COLUMNS = {"window_start": "timestamp", "window_end": "timestamp", "k": "string", "o": "int", "v": "int"}
 MINUTE = 60_000_000
 
-PROPERTY_SETTINGS = settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+PROPERTY_SETTINGS = property_settings(60)
 
 
 @st.composite

@@ -7,111 +7,51 @@ from the project's macros (rendered by macro_renderer) and runs on the test sess
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 import pytest
 import reference_windows as ref
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from properties import (
+    EXAMPLES,
+    PROPERTY_SETTINGS,
+    UNITS,
+    aggregate_query,
+    aggregated,
+    duration,
+    expected,
+    grid_case,
+    load_events,
+    model_windows,
+    window_spec,
+)
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = 200
-UNITS = {"millisecond": 1_000, "second": 1_000_000, "minute": 60_000_000}
-PROPERTY_SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-
-
-@st.composite
-def events(draw, unit):
-    """Up to 30 events spread over about 40 units around the epoch, with repeated times."""
-    times = st.one_of(
-        st.none(),
-        st.integers(-20 * unit, 20 * unit),
-        st.sampled_from([-unit, 0, unit, 3 * unit // 2]),  # ties and boundaries
-    )
-    rows = draw(
-        st.lists(
-            st.tuples(
-                st.sampled_from(["a", "b", None]),
-                times,
-                st.one_of(st.none(), st.integers(-1000, 1000), st.integers(0, 3)),  # repeated values
-            ),
-            max_size=30,
-        )
-    )
-    return rows
-
-
-@st.composite
-def grid_case(draw):
-    """Events plus (unit name, step count, size multiple, offset count) for tumble/hop/cumulate."""
-    unit_name = draw(st.sampled_from(sorted(UNITS)))
-    unit = UNITS[unit_name]
-    return (
-        draw(events(unit)),
-        unit_name,
-        draw(st.integers(1, 5)),
-        draw(st.one_of(st.integers(1, 6), st.sampled_from([40, 60]))),  # 60 x 1 minute > 2**31 us
-        draw(st.integers(-12, 12)),
-    )
-
-
-def duration(count: int, unit_name: str) -> str:
-    return f"{count} {unit_name}s"
-
-
-def load_events(spark, rows) -> str:
-    """A temp view of the events; times are given in microseconds, so no zone is involved."""
-    if not rows:
-        spark.sql(
-            "create or replace temp view __sw_property_events as "
-            "select cast(null as string) as k, cast(null as timestamp) as ts, cast(null as int) as v "
-            "where false"
-        )
-        return "__sw_property_events"
-
-    def literal(value, kind):
-        if value is None:
-            return f"cast(null as {kind})"
-        if kind == "string":
-            return f"'{value}'"
-        if kind == "timestamp":
-            return f"timestamp_micros({value})"
-        return str(value)
-
-    values = ", ".join(f"({literal(k, 'string')}, {literal(t, 'timestamp')}, {literal(v, 'int')})" for k, t, v in rows)
-    spark.sql(f"create or replace temp view __sw_property_events as select * from values {values} as events(k, ts, v)")
-    return "__sw_property_events"
-
-
-# examples each window kind's property test ran, checked by the last test of this module
+# examples each window kind's property test ran; each test checks its own count (runs_every_example)
 EXAMPLES_RUN = Counter()
 
 
-def aggregated(spark, windowed_sql: str, keyed: bool = True) -> list[tuple]:
-    """The aggregates per window; also checks that every row's window_time is window_end - 1 us."""
-    key = "k" if keyed else "cast(null as string)"
-    query = f"""
-        select {key}, unix_micros(window_start), unix_micros(window_end),
-               count(*), count(v), sum(v), min(v), max(v),
-               count_if(window_time is null or unix_micros(window_time) != unix_micros(window_end) - 1)
-        from {windowed_sql}
-        group by {key}, window_start, window_end
-    """
-    rows = [tuple(row) for row in spark.sql(query).collect()]
-    assert [row for row in rows if row[-1] != 0] == [], "rows whose window_time is not window_end - 1 us"
-    return sorted((row[:-1] for row in rows), key=repr)
+def runs_every_example(kind: str):
+    """Makes a property test fail unless Hypothesis ran EXAMPLES examples of it: max_examples is
+    an upper bound. The test counts its examples in EXAMPLES_RUN[kind]; the count starts at 0 and
+    is checked once Hypothesis is done, in the same test, whichever tests run and in what order."""
+
+    def decorate(test):
+        @functools.wraps(test)
+        def counted(*args, **kwargs):
+            EXAMPLES_RUN[kind] = 0
+            test(*args, **kwargs)
+            assert EXAMPLES_RUN[kind] >= EXAMPLES, f"fewer than {EXAMPLES} examples of {kind}: {EXAMPLES_RUN[kind]}"
+
+        return counted
+
+    return decorate
 
 
-def expected(windows) -> list[tuple]:
-    return sorted(ref.aggregate(windows), key=repr)
-
-
+@runs_every_example("tumble")
 @PROPERTY_SETTINGS
 @given(case=grid_case())
 def test_tumble_matches_the_python_model(spark, renderer, case):
@@ -123,6 +63,7 @@ def test_tumble_matches_the_python_model(spark, renderer, case):
     assert aggregated(spark, sql) == expected(ref.tumble(rows, size_n * unit, offset_n * unit))
 
 
+@runs_every_example("hop")
 @PROPERTY_SETTINGS
 @given(case=grid_case())
 def test_hop_matches_the_python_model(spark, renderer, case):
@@ -141,6 +82,7 @@ def test_hop_matches_the_python_model(spark, renderer, case):
     assert aggregated(spark, sql) == expected(ref.hop(rows, slide_n * unit, slide_n * ratio * unit, offset_n * unit))
 
 
+@runs_every_example("cumulate")
 @PROPERTY_SETTINGS
 @given(case=grid_case())
 def test_cumulate_matches_the_python_model(spark, renderer, case):
@@ -159,6 +101,7 @@ def test_cumulate_matches_the_python_model(spark, renderer, case):
     assert aggregated(spark, sql) == expected(ref.cumulate(rows, step_n * unit, step_n * ratio * unit, offset_n * unit))
 
 
+@runs_every_example("session")
 @PROPERTY_SETTINGS
 @given(case=grid_case(), keyed=st.booleans())
 def test_session_matches_the_python_model(spark, renderer, case, keyed):
@@ -198,29 +141,6 @@ AGGREGATE_SETS = {
 }
 
 
-def window_spec(kind, unit_name, step_n, ratio, offset_n):
-    if kind == "session":
-        return {"type": "session", "gap": duration(step_n, unit_name)}
-    spec = {"type": kind, "size": duration(step_n * ratio if kind != "tumble" else step_n, unit_name)}
-    if kind == "hop":
-        spec["slide"] = duration(step_n, unit_name)
-    if kind == "cumulate":
-        spec["step"] = duration(step_n, unit_name)
-    if offset_n:
-        spec["offset"] = duration(offset_n, unit_name)
-    return spec
-
-
-def model_windows(kind, rows, unit, step_n, ratio, offset_n):
-    if kind == "tumble":
-        return ref.tumble(rows, step_n * unit, offset_n * unit)
-    if kind == "hop":
-        return ref.hop(rows, step_n * unit, step_n * ratio * unit, offset_n * unit)
-    if kind == "cumulate":
-        return ref.cumulate(rows, step_n * unit, step_n * ratio * unit, offset_n * unit)
-    return ref.session(rows, step_n * unit)
-
-
 def model_rows(windows, aggregate_set):
     rows = []
     for key, start, end, cnt, cnt_v, total, mn, mx in ref.aggregate(windows):
@@ -234,17 +154,6 @@ def model_rows(windows, aggregate_set):
             values["total"] = float(total)
         rows.append((key, start, end, *[values[name] for name in AGGREGATE_SETS[aggregate_set]]))
     return sorted(rows, key=repr)
-
-
-def aggregate_query(windowed_sql, names, keyed, grouped_sql=None):
-    key = "k" if keyed else "cast(null as string)"
-    columns = ", ".join(names)
-    if grouped_sql is None:
-        return f"select {key}, unix_micros(window_start), unix_micros(window_end), {columns} from {windowed_sql}"
-    return (
-        f"select {key}, unix_micros(window_start), unix_micros(window_end), {grouped_sql} "
-        f"from {windowed_sql} group by {key}, window_start, window_end"
-    )
 
 
 @PROPERTY_SETTINGS
@@ -407,12 +316,3 @@ def test_window_aggregate_decimal_sums_keep_the_scale_the_readme_states(spark, r
     step = Decimal(1).scaleb(-scale)
     expected = sorted((*r[:3], r[3].quantize(step, rounding=ROUND_HALF_UP)) for r in grouped)
     assert actual == expected
-
-
-def test_each_window_kind_ran_at_least_200_examples():
-    """max_examples is an upper bound: this checks that Hypothesis did run that many."""
-    kinds = ["tumble", "hop", "cumulate", "session"]
-    if not any(EXAMPLES_RUN[kind] for kind in kinds):
-        pytest.skip("runs after the property tests of this module, in the same session")
-    too_few = {kind: EXAMPLES_RUN[kind] for kind in kinds if EXAMPLES_RUN[kind] < EXAMPLES}
-    assert too_few == {}, f"fewer than {EXAMPLES} examples: {too_few}"

@@ -12,8 +12,9 @@ from __future__ import annotations
 import pytest
 import reference_firings as model
 import reference_more_windows as ref
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_settings import property_settings
 from spark_views import temp_view
 
 pytestmark = pytest.mark.slow
@@ -22,12 +23,7 @@ SECOND = 1_000_000
 COLUMNS = {"k": "string", "ts": "timestamp", "v": "int"}
 VIEW = "__sw_firings_rows"
 AGGREGATES = {"n": "count(*)", "nv": "count(v)", "total": "sum(v)", "lo": "min(v)", "hi": "max(v)"}
-PROPERTY_SETTINGS = settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+PROPERTY_SETTINGS = property_settings(200)
 
 WINDOWS = [
     ({"type": "tumble", "size": "10 seconds"}, {"type": "tumble", "size": 10 * SECOND}),

@@ -1,7 +1,7 @@
 """Slow tests: sketches in window_aggregate (one sketch per pane, merged per window) against the
 row-copy plan (the table-valued macro, then GROUP BY) and the exact values.
 
-- On small random events (hypothesis, the events of test_properties: NULL values, NULL keys,
+- On small random events (hypothesis, the events of support/properties.py: NULL values, NULL keys,
   times before 1970, empty groups) every window's sketch holds all its values, so HLL
   estimates and KLL quantiles equal GROUP BY's and the exact distinct count and quantile.
 - On 400 and 20,000 random rows, HLL estimates equal GROUP BY's wherever the window's sketch
@@ -18,14 +18,15 @@ from bisect import bisect_left, bisect_right
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from tests.functional.test_properties import (
+from properties import (
+    KLL,
     PROPERTY_SETTINGS,
     UNITS,
-    aggregate_query,
+    both_plans,
     grid_case,
     load_events,
     model_windows,
+    table_valued_args,
     window_spec,
 )
 
@@ -33,13 +34,7 @@ pytestmark = pytest.mark.slow
 
 HLL = "hll_sketch_estimate(hll_sketch_agg(v))"
 HLL_8 = "hll_sketch_estimate(hll_sketch_agg(v, 8))"
-# KLL quantiles: (type, arguments of kll_sketch_agg_<type>, rank)
-KLL = {
-    "median": ("bigint", "v", "0.5"),
-    "quartile": ("double", "cast(v as double), 50", "0.25"),
-    "deciles": ("bigint", "v, 20", "array(0.1, 0.5, 0.9)"),
-    "deciles_40": ("bigint", "v, 40", "array(0.1, 0.5, 0.9)"),
-}
+# every sketch aggregate: the two HLL estimates and a quantile of each KLL sketch of properties.KLL
 ALL_SKETCHES = {
     "users": HLL,
     "users_8": HLL_8,
@@ -52,37 +47,6 @@ SKETCHES = {name: ALL_SKETCHES[name] for name in ["users", "users_8", "median", 
 # sketches that hold every value of a window of at most 30 rows: an HLL sketch of lgConfigK 12
 # lists the hashes of up to about 390 distinct values, a KLL sketch keeps k values
 SMALL_WINDOW_SKETCHES = {name: ALL_SKETCHES[name] for name in ["users", "median", "quartile", "deciles_40"]}
-
-
-def table_valued_args(kind: str, spec: dict) -> tuple:
-    if kind == "tumble":
-        return (spec["size"], spec.get("offset"))
-    return (spec["slide" if kind == "hop" else "step"], spec["size"], spec.get("offset"))
-
-
-def grouped(aggregates: dict[str, str]) -> str:
-    """The aggregates after GROUP BY; a KLL quantile of no value is NULL, as window_aggregate
-    returns it (Spark's kll_sketch_get_quantile fails on an empty sketch)."""
-    columns = []
-    for name, sql in aggregates.items():
-        if name in KLL:
-            t, args, _ = KLL[name]
-            sql = f"case when kll_sketch_get_n_{t}(kll_sketch_agg_{t}({args})) > 0 then {sql} end"
-        columns.append(f"{sql} as {name}")
-    return ", ".join(columns)
-
-
-def both_plans(spark, renderer, view, kind, spec, keyed, aggregates):
-    """Rows of window_aggregate and of the row-copy plan, sorted, keyed by window."""
-    keys = ["k"] if keyed else []
-    sliced = renderer.call("window_aggregate", view, "ts", spec, keys, aggregates)
-    assert "__sw_pane" in sliced and "__sw_windowed" not in sliced, "merged from panes"
-    windowed = renderer.call(kind, view, "ts", *table_valued_args(kind, spec))
-    names = list(aggregates)
-    actual = sorted((tuple(r) for r in spark.sql(aggregate_query(sliced, names, keyed)).collect()), key=repr)
-    query = aggregate_query(windowed, names, keyed, grouped(aggregates))
-    expected = sorted((tuple(r) for r in spark.sql(query).collect()), key=repr)
-    return actual, expected
 
 
 def inclusive_quantile(values: list[int], rank: float):

@@ -2,7 +2,7 @@
 count, mean and sum of squared deviations, against the row-copy plan (the table-valued macro,
 then GROUP BY), the Python model and exact rational arithmetic.
 
-- On small random events (hypothesis, the events of test_properties: NULL values, NULL keys,
+- On small random events (hypothesis, the events of support/properties.py: NULL values, NULL keys,
   times before 1970, empty groups) they equal GROUP BY's and the model's to 1e-9 (relative, or
   absolute below 1e-6), NULL where a window has too few values.
 - On values far from 0 (about 1e9, spread over a few units), where subtracting sums of squares
@@ -18,17 +18,17 @@ from fractions import Fraction
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from tests.functional.test_properties import (
+from properties import (
     PROPERTY_SETTINGS,
     UNITS,
     aggregate_query,
+    both_plans,
     grid_case,
     load_events,
     model_windows,
+    table_valued_args,
     window_spec,
 )
-from tests.functional.test_window_sketches import both_plans, table_valued_args
 
 pytestmark = pytest.mark.slow
 

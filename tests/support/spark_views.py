@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 
-def literal(value, kind: str) -> str:
-    """A Spark SQL literal of `kind`; timestamps are given in microseconds, so no zone is involved."""
+def literal(value, kind: str, cast: bool = False) -> str:
+    """A Spark SQL literal of `kind`; timestamps are given in microseconds, so no zone is involved.
+    Other values are written bare (Spark types them: 5 is an int, 1.5 a decimal) or, with `cast`,
+    as cast(value as kind)."""
     if value is None:
         return f"cast(null as {kind})"
     if kind == "string":
         return f"'{value}'"
     if kind == "timestamp":
         return f"timestamp_micros({value})"
-    return str(value)
+    return f"cast({value} as {kind})" if cast else str(value)
 
 
 def temp_view(spark, name: str, columns: dict[str, str], rows) -> str:

@@ -1,5 +1,5 @@
 """Fast tests of tests/support/reference_incremental_sessions.py: hand-computed cases, and the example
-scenario (seeds/examples/click_arrivals.csv at the cut-offs of test_incremental_sessions.py) holds
+scenario (seeds/examples/click_arrivals.csv at the cut-offs of incremental_cases.py) holds
 every case the slow replay test is meant to cover, each in the run it was designed for. Last, the
 emissions of every incremental example model (sensor and click arrivals, both emit policies)."""
 
@@ -8,6 +8,15 @@ from __future__ import annotations
 import functools
 
 import pytest
+from incremental_cases import (
+    CUTS,
+    arrivals,
+    click_arrivals,
+    reference_model,
+    reference_models,
+    reference_session_models,
+    us,
+)
 from reference_incremental import MINUTE, Row, count_rows, sum_of_values
 from reference_incremental_sessions import (
     OWN_WINDOW_EXPIRED,
@@ -15,16 +24,6 @@ from reference_incremental_sessions import (
     SessionModel,
     replay,
     sessions_of,
-)
-
-from tests.functional.test_incremental import CUTS as SENSOR_CUTS
-from tests.functional.test_incremental import arrivals, reference_models
-from tests.functional.test_incremental_sessions import (
-    CUTS,
-    click_arrivals,
-    reference_model,
-    reference_session_models,
-    us,
 )
 
 pytestmark = pytest.mark.fast
@@ -307,7 +306,7 @@ def example_emissions() -> dict[str, list[tuple]]:
     found = {}
     for name, model in reference_models().items():
         source = arrivals()
-        for cut in SENSOR_CUTS:
+        for cut in CUTS:
             model.run(source, us(cut))
         found[name] = [
             (

@@ -6,28 +6,10 @@ from __future__ import annotations
 
 import pytest
 from macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
+from render_cases import CUMULATE, HOP, SESSION, SPECS, TUMBLE, WINDOW_COLUMNS, is_row_copy, render
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
-
-TUMBLE = {"type": "tumble", "size": "1 minute"}
-HOP = {"type": "hop", "slide": "1 minute", "size": "1 hour"}
-CUMULATE = {"type": "cumulate", "step": "1 minute", "size": "1 hour"}
-SESSION = {"type": "session", "gap": "10 minutes"}
-SPECS = {"tumble": TUMBLE, "hop": HOP, "cumulate": CUMULATE, "session": SESSION}
-WINDOW_COLUMNS = ["window_start", "window_end", "window_time"]
-
-
-def render(renderer, window=HOP, group_by=("k",), aggregates=None, relation="events"):
-    aggregates = {"n": "count(*)"} if aggregates is None else aggregates
-    group_by = list(group_by) if isinstance(group_by, tuple) else group_by
-    return renderer.call("window_aggregate", relation, "ts", window, group_by, aggregates)
-
-
-def is_row_copy(sql: str) -> bool:
-    """The row-copy plan groups the table-valued macro's rows; the slice plans group panes."""
-    return "__sw_windowed" in sql and "__sw_pane" not in sql
-
 
 BAD_CALLS = [
     # the window

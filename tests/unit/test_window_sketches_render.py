@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 from macro_renderer import CompilerError, output_names, parse_relation
-
-from tests.unit.test_window_aggregate_render import HOP, SPECS, WINDOW_COLUMNS, is_row_copy, render
+from render_cases import HOP, SPECS, WINDOW_COLUMNS, is_row_copy, render
 
 pytestmark = pytest.mark.fast
 
