@@ -140,25 +140,34 @@ def _finish(process: subprocess.Popen) -> str:
     return output
 
 
-def _run_and_kill(state_dir: Path, cut: str, delay: float) -> str:
-    """Starts the run of `cut`, kills the whole process group `delay` s after the run starts."""
-    process = _driver(state_dir, "--until", cut)
-    lines = []
+def _run_and_kill(state_dir: Path, options: list[str], cuts: list[str], delay_after) -> list[float]:
+    """Runs `cuts` in one driver process and kills its whole process group at a random point of
+    the last run: `delay_after(durations)` seconds after that run starts, given how long the runs
+    before it took. Returns those durations. Every run before the last must have passed."""
+    process = _driver(state_dir, *options, "--until", *cuts)
+    lines, durations = [], []
     for line in process.stdout:
         lines.append(line)
-        if line.startswith(f"START {cut}"):
+        if line.startswith("DONE "):
+            durations.append(float(line.split()[-1]))
+        if line.startswith("START ") and len(durations) == len(cuts) - 1:
             break
-    time.sleep(delay)
+    else:
+        process.wait(timeout=60)
+        raise AssertionError(f"the driver stopped before its last run started: {''.join(lines)[-4000:]}")
+    time.sleep(delay_after(durations))
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=60)
-    return "".join(lines)
+    return durations
 
 
 def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_path):
     """Kill -9 in the middle of runs (random points), re-run, go on; compare with the reference.
     Each run updates the tumbling, hopping and session models of both emit policies (the driver
-    runs them together)."""
+    runs them together). A driver process re-runs the killed cut, as a scheduler would, then
+    runs the next cut and is killed in it: every kill lands in a run of a warm Spark, at most
+    its longest warm run after the run starts, and a kill costs one start of Spark."""
     if os.environ.get("SPARK_WINDOWS_TARGET", "local") != "local":
         pytest.skip("kills an embedded Spark; runs on the local target")
     seed = int(os.environ.get("SPARK_WINDOWS_CRASH_SEED", random.randrange(1_000_000)))
@@ -175,21 +184,22 @@ def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_
         for session_model in sessions.values():
             session_model.run(clicks, us(cut))
 
-    warmup = _finish(_driver(state_dir, "--seed", "--full-refresh", "--until", *CUTS[:4]))
-    durations = [float(line.split()[-1]) for line in warmup.splitlines() if line.startswith("DONE")]
+    # the first four runs (the first starts Spark: not counted), then the fifth, killed
+    warm = _run_and_kill(
+        state_dir, ["--seed", "--full-refresh"], CUTS[:5], lambda runs: rng.uniform(0.5, max(runs[1:]))
+    )
+    longest = max(warm[1:])
     for cut in CUTS[:4]:
         run_references(cut)
-    longest = max(durations[1:])
+    # the killed cut again, then the next one, killed
+    for killed, following in zip(CUTS[4:7], CUTS[5:8]):
+        _run_and_kill(state_dir, [], [killed, following], lambda runs: rng.uniform(0.5, longest))
+        run_references(killed)
 
-    for cut in CUTS[4:8]:
-        delay = rng.uniform(0.5, longest)
-        _run_and_kill(state_dir, cut, delay)
-        _finish(_driver(state_dir, "--until", cut))  # the scheduler runs it again
-        run_references(cut)
-
+    # the last killed cut again, then the rest
     dump = tmp_path / "tables.json"
-    _finish(_driver(state_dir, "--until", *CUTS[8:], "--dump", str(dump)))
-    for cut in CUTS[8:]:
+    _finish(_driver(state_dir, "--until", *CUTS[7:], "--dump", str(dump)))
+    for cut in CUTS[7:]:
         run_references(cut)
     actual = json.loads(dump.read_text())
     where = f"after runs killed at random points (SPARK_WINDOWS_CRASH_SEED={seed})"
