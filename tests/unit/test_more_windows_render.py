@@ -11,6 +11,7 @@ import itertools
 
 import pytest
 import reference_more_windows as ref
+from calendar_cases import DST_DAYS, HOUR, utc
 from macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from sqlglot import exp
 
@@ -402,35 +403,7 @@ def test_count_model_json_text_matches_spark_to_json():
     assert ref.spark_json({"ts": -1}, timestamps=("ts",)) == '{"ts":"1969-12-31 23:59:59.999999"}'
 
 
-def utc(text: str) -> int:
-    return (dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc) - ref.EPOCH) // dt.timedelta(microseconds=1)
-
-
-HOUR = 3_600_000_000
-
-
-@pytest.mark.parametrize(
-    "zone, day, start, hours",
-    [
-        ("America/New_York", "2024-03-10", "2024-03-10 05:00", 23),
-        ("America/New_York", "2024-11-03", "2024-11-03 04:00", 25),
-        ("Australia/Sydney", "2024-04-07", "2024-04-06 13:00", 25),
-        ("Australia/Sydney", "2024-10-06", "2024-10-05 14:00", 23),
-        ("Europe/Berlin", "2024-03-31", "2024-03-30 23:00", 23),
-        ("Europe/Berlin", "2024-10-27", "2024-10-26 22:00", 25),
-        # midnight does not exist: the day begins at 01:00 local, the first instant it has
-        ("America/Santiago", "2024-09-08", "2024-09-08 04:00", 23),
-        ("Asia/Beirut", "2024-03-31", "2024-03-30 22:00", 23),
-        # midnight happens once, after 23:00-24:00 of the day before happened twice
-        ("America/Santiago", "2024-04-07", "2024-04-07 04:00", 24),
-        ("Asia/Tokyo", "2024-02-29", "2024-02-28 15:00", 24),
-        # clocks back from 00:01 NDT (UTC-2:30) to 23:01 NST (UTC-3:30): midnight happens twice,
-        # the day begins at the first, and 23:01-24:00 of the day before happen inside it
-        ("America/St_Johns", "1995-10-29", "1995-10-29 02:30", 25),
-        # the jump from 23:30 EST to 00:30 EDT straddles midnight: 00:00 read with EST is 01:00 EDT
-        ("America/Toronto", "1919-03-31", "1919-03-31 05:00", 23),
-    ],
-)
+@pytest.mark.parametrize("zone, day, start, hours", DST_DAYS, ids=lambda v: str(v))
 def test_calendar_model_days_by_hand(zone, day, start, hours):
     noon = utc(start) + 12 * HOUR
     assert ref.local_date(noon, zone).isoformat() == day
