@@ -19,6 +19,26 @@ where false
 {%- endmacro %}
 
 
+{#- Runs `create_sql` (a CREATE TABLE IF NOT EXISTS ... AS SELECT of _sw_incremental_create_sql or
+    _sw_incremental_state_ddl). Under a location_root (`own_folder`) the table's folder
+    (`<root>/<table>`) may hold the files of the table a --full-refresh (or a kill inside a DROP
+    TABLE) dropped: dropping a table with a LOCATION leaves its files. Spark 4.1 and older
+    overwrite that folder; Spark 4.3 refuses a CREATE TABLE AS into a non-empty folder unless
+    spark.sql.legacy.allowNonEmptyLocationInCTAS is set, so it is set for this statement and
+    then given its value back: the old rows never come back, on every release. -#}
+{% macro _sw_incremental_create(create_sql, own_folder) %}
+    {%- if not own_folder -%}
+        {%- do run_query(create_sql) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set flag = 'spark.sql.legacy.allowNonEmptyLocationInCTAS' -%}
+    {%- set before = run_query('set ' ~ flag).rows[0][1] | string -%}
+    {%- do run_query('set ' ~ flag ~ ' = true') -%}
+    {%- do run_query(create_sql) -%}
+    {%- do run_query('set ' ~ flag ~ ' = ' ~ before) -%}
+{% endmacro %}
+
+
 {#- The state table, created empty by a CREATE TABLE AS SELECT: under a location_root, a table
     declared with its columns only would take up the files a dropped one left in its folder. -#}
 {% macro _sw_incremental_state_ddl(relation, clauses='') -%}

@@ -34,6 +34,7 @@
         cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else []), sort_keys=true) -%}
     {%- set fingerprint = local_md5(fingerprint_text) -%}
     {%- set clauses = spark_windows._sw_incremental_table_clauses(tables, target) -%}
+    {%- set own_folders = config.get('location_root') is not none -%}
     {%- set grant_config = config.get('grants') -%}
 
     {{ run_hooks(pre_hooks) }}
@@ -91,10 +92,10 @@
             {%- set fresh_windows = 0 -%}
         {%- endif -%}
         {%- if not plan.target_exists -%}
-            {%- do run_query(spark_windows._sw_incremental_create_sql(target, spark_windows._sw_incremental_stored_sql(cfg, '(' ~ pending_sql ~ ')'),
-                'window_partition', clauses.table)) -%}
+            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(target, spark_windows._sw_incremental_stored_sql(cfg, '(' ~ pending_sql ~ ')'),
+                'window_partition', clauses.table), own_folders) -%}
         {%- endif -%}
-        {%- do run_query(spark_windows._sw_incremental_create_sql(tables.late, late_sql, 'batch_id', clauses.late)) -%}
+        {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.late, late_sql, 'batch_id', clauses.late), own_folders) -%}
         {%- if plan.late_rows > 0 -%}
             {%- do run_query('insert overwrite table ' ~ tables.late ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ late_sql) -%}
         {%- endif -%}
@@ -108,7 +109,7 @@
                 {%- set changelog_shape = spark_windows._sw_incremental_changelog_sql(cfg, target, '(' ~ pending_sql ~ ')', shape_plan) -%}
                 {%- set changelog_sql = spark_windows._sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
             {%- endif -%}
-            {%- do run_query(spark_windows._sw_incremental_create_sql(tables.changelog, changelog_shape, 'batch_id', clauses.changelog)) -%}
+            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.changelog, changelog_shape, 'batch_id', clauses.changelog), own_folders) -%}
             {%- if plan.rewrite -%}
                 {%- do run_query('insert overwrite table ' ~ tables.changelog ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ changelog_sql) -%}
             {%- endif -%}
@@ -116,7 +117,7 @@
 
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
                after it is finished by the next run's step 1. -#}
-        {%- do run_query(spark_windows._sw_incremental_state_ddl(tables.state, clauses.state)) -%}
+        {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders) -%}
         {%- if not state.config_column -%}
             {#- a state table written before the config column existed -#}
             {%- do run_query('alter table ' ~ tables.state ~ ' add columns (config string)') -%}
