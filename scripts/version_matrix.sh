@@ -22,7 +22,7 @@ cd "$PROJECT_DIR"
 # dbt-core minor -> what is installed with it (dbt-spark 1.10 and 1.11 accept pyspark 3 and 4);
 # pyspark comes from the entry's Spark release (spark_pin).
 # Not 1.8 and 1.9: this project's data tests nest their arguments under `arguments:`, which dbt
-# 1.10 introduced (README, "dbt versions").
+# 1.10 introduced (README, "dbt and Spark versions").
 # dbt 1.12: dbt-core 1.12.6 requires dbt-core-experimental-parser, which PyPI has only as a source
 # package whose build downloads a wheel from GitHub (it fails without internet access), and dbt
 # does not import it to parse, build or list. So its other requirements (dbt-core 1.12.6's
