@@ -70,11 +70,12 @@ def session_table_queries(schema: str, model: str) -> dict[str, str]:
     }
 
 
-def read_tables(rows_of, schema: str) -> dict:
-    """Every table of every model as lists of plain tuples; `rows_of(sql)` runs a query."""
+def read_tables(rows_of, schema: str, models=None) -> dict:
+    """Every table of `models` (default: every model) as lists of plain tuples, and the staging
+    tables left (`pending`); `rows_of(sql)` runs a query."""
     existing = {row[1] for row in rows_of(f"show tables in {schema}")}
     tables = {"pending": sorted(name for name in existing if "__pending_" in name)}
-    for model in [*MODELS, *SESSION_MODELS]:
+    for model in models or [*MODELS, *SESSION_MODELS]:
         for name, sql in table_queries(schema, model).items():
             table = sql.rsplit(" from ", 1)[1].split(".", 1)[1]
             if table in existing:
