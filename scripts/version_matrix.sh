@@ -173,6 +173,9 @@ run_entry() {
     local log="$LOGS/$name.log" dbt="$VENVS/$name/bin/dbt"
     export SPARK_WINDOWS_STATE_DIR="$PROJECT_DIR/.spark_state/versions/$name"
     export SPARK_WINDOWS_TARGET=local
+    # dbt's own log apart from the project's logs/, which the test suite may be writing (.ci/run
+    # runs both at once)
+    export DBT_LOG_PATH="$SPARK_WINDOWS_STATE_DIR/dbt_logs"
     rm -rf "$SPARK_WINDOWS_STATE_DIR"
     mkdir -p "$SPARK_WINDOWS_STATE_DIR/consumer_home" "$SPARK_WINDOWS_STATE_DIR/consumer_cwd"
     : >"$log"
