@@ -218,25 +218,40 @@ def test_window_aggregate_passes_a_gap_expression_to_session(renderer, gap, keys
 
 
 @pytest.mark.parametrize(
-    "data_type, cast",
+    "gap, data_type, cast",
     [
-        ("int", "gap_minutes * interval 1 minute, if it holds minutes (interval 1 second for seconds)"),
-        ("decimal(5,1)", "gap_minutes * interval 1 minute"),
+        ("gap_minutes", "int", "gap_minutes * interval 1 minute, if it holds minutes (interval 1 second for seconds)"),
+        ("gap_minutes", "decimal(5,1)", "gap_minutes * interval 1 minute"),
         (
+            "gap_minutes",
             "string",
             "cast(gap_minutes as interval), if it holds text such as '10 minutes', "
             "or cast(gap_minutes as int) * interval 1 minute for a number of minutes",
         ),
+        # an expression's type comes from DESCRIBE QUERY over the table (the stub answers data_type)
+        ("gap_minutes * 60", "int", "(gap_minutes * 60) * interval 1 minute, if it holds minutes"),
+        ("gap_minutes * 60", "double", "(gap_minutes * 60) * interval 1 minute"),
+        ("gap_minutes * 60", "string", "cast(gap_minutes * 60 as interval), if it holds text such as '10 minutes'"),
+        # a day-time or year-month interval renders (a month part fails per row in Spark)
+        ("gap_minutes * 60", "interval year to month", None),
+        ("gap_minutes * 60", "interval hour to minute", None),
     ],
 )
-def test_a_gap_column_that_is_no_interval_is_a_compile_error_naming_the_cast(data_type, cast):
-    events = Relation("analytics.events", [("k", "string"), ("ts", "timestamp"), ("gap_minutes", data_type)])
+def test_a_gap_of_a_known_type_that_is_no_interval_is_a_compile_error_naming_the_cast(gap, data_type, cast):
+    is_column = gap == "gap_minutes"
+    column_type = data_type if is_column else "int"
+    events = Relation("analytics.events", [("k", "string"), ("ts", "timestamp"), ("gap_minutes", column_type)])
+    renderer = MacroRenderer(expression_types={} if is_column else {gap: data_type})
+    if cast is None:
+        assert gap in renderer.call("session", events, "ts", gap, ["k"])
+        return
     with pytest.raises(CompilerError) as error:
-        MacroRenderer().call("session", events, "ts", "gap_minutes", ["k"])
+        renderer.call("session", events, "ts", gap, ["k"])
     message = str(error.value)
     assert message.startswith(
-        f"session: gap ('gap_minutes') is a column of type {data_type} in analytics.events; a per-row gap must be "
-        "an interval of days, hours, minutes or seconds. Write the conversion as the gap, such as "
+        f"session: gap ('{gap}') is {'a column' if is_column else 'an expression'} of type {data_type} in "
+        "analytics.events; a per-row gap must be an interval of days, hours, minutes or seconds. Write the "
+        "conversion as the gap, such as "
     )
     assert cast in message
 
@@ -250,34 +265,6 @@ def test_a_gap_column_of_an_interval_type_or_an_expression_renders():
     assert re.search(r"\(\s+gap\s+\) as __sw_gap\n", renderer.call("session", events, "ts", "gap", ["k"]))
     converted = renderer.call("session", events, "ts", "gap_minutes * interval 1 minute", ["k"])
     assert "gap_minutes * interval 1 minute" in converted
-
-
-@pytest.mark.parametrize(
-    "data_type, cast",
-    [
-        ("int", "(gap_minutes * 60) * interval 1 minute, if it holds minutes"),
-        ("double", "(gap_minutes * 60) * interval 1 minute"),
-        ("string", "cast(gap_minutes * 60 as interval), if it holds text such as '10 minutes'"),
-        ("interval year to month", None),
-        ("interval hour to minute", None),
-    ],
-)
-def test_a_gap_expression_over_a_table_is_typed_by_spark_and_must_be_an_interval(data_type, cast):
-    """The expression's type comes from DESCRIBE QUERY over the table (the stub answers with
-    `data_type`); a day-time or year-month interval renders (a month part fails per row in Spark)."""
-    events = Relation("analytics.events", [("k", "string"), ("ts", "timestamp"), ("gap_minutes", "int")])
-    renderer = MacroRenderer(expression_types={"gap_minutes * 60": data_type})
-    if cast is None:
-        assert "gap_minutes * 60" in renderer.call("session", events, "ts", "gap_minutes * 60", ["k"])
-        return
-    with pytest.raises(CompilerError) as error:
-        renderer.call("session", events, "ts", "gap_minutes * 60", ["k"])
-    message = str(error.value)
-    assert message.startswith(
-        f"session: gap ('gap_minutes * 60') is an expression of type {data_type} in analytics.events; a per-row gap "
-        "must be an interval of days, hours, minutes or seconds. Write the conversion as the gap, such as "
-    )
-    assert cast in message
 
 
 def test_a_gap_expression_over_a_cte_is_not_typed_before_spark_runs_it():
