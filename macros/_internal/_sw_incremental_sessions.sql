@@ -161,7 +161,7 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
     sessions several times (each CTE reference is a scan of its input): each is cached once, as a
     temporary view of this connection, and `plan` names them. The batch is cached before the
     summary scan reads it (_sw_incremental_session_cache_batch); the candidate and touched
-    sessions once the table exists. Dropped by _sw_incremental_session_uncache. -#}
+    sessions once the table exists. Dropped by _sw_incremental_uncache. -#}
 {% macro _sw_incremental_session_cache_batch(cfg, model_sql, target, state) %}
     {{ return(spark_windows._sw_incremental_cache_view('batch', target,
         spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us))) }}
@@ -178,20 +178,26 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {% endmacro %}
 
 
-{% macro _sw_incremental_session_cache(cfg, model_sql, target, plan) %}
+{#- Caches the candidate sessions, then the touched ones (which read the candidates' view), and
+    names their views in `views` (candidates_view, touched_view). -#}
+{% macro _sw_incremental_session_cache(cfg, model_sql, target, plan, views) %}
+    {%- set cached = plan.copy() -%}
     {%- for name, step in [('candidates', none), ('touched', '__sw_touched')] -%}
         {%- if step is none -%}
-            {%- set view_sql = spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan) -%}
+            {%- set view_sql = spark_windows._sw_incremental_session_candidates_sql(cfg, target, cached) -%}
         {%- else -%}
             {%- set view_sql = spark_windows._sw_incremental_inline_ctes(
-                'with ' ~ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) ~ '\n\nselect * from ' ~ step) -%}
+                'with ' ~ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, cached) ~ '\n\nselect * from ' ~ step) -%}
         {%- endif -%}
-        {%- do plan.update({name ~ '_view': spark_windows._sw_incremental_cache_view(name, target, view_sql)}) -%}
+        {%- do views.update({name ~ '_view': spark_windows._sw_incremental_cache_view(name, target, view_sql)}) -%}
+        {%- do cached.update(views) -%}
     {%- endfor -%}
 {% endmacro %}
 
 
-{% macro _sw_incremental_session_uncache(plan) %}
+{#- Drops the views a run cached (named in `plan`, or in {'batch_view': ...} when it stopped
+    before planning); nothing for fixed windows, which cache none. -#}
+{% macro _sw_incremental_uncache(plan) %}
     {%- for key in ['batch_view', 'candidates_view', 'touched_view', 'fresh_view'] if plan.get(key) -%}
         {%- do run_query('drop view if exists ' ~ plan[key]) -%}
     {%- endfor -%}
@@ -349,7 +355,7 @@ __sw_fresh as (
 
 {#- The recomputed sessions are read by several parts of the staging query (the next version and
     the partitions it empties): an incremental run caches them once, as a temporary view of this
-    connection that plan.fresh_view names (dropped by _sw_incremental_session_uncache). A first
+    connection that plan.fresh_view names (dropped by _sw_incremental_uncache). A first
     run has nothing else to read and computes them inline. -#}
 {% macro _sw_incremental_session_cache_fresh(cfg, model_sql, target, late_table, plan) %}
     {%- if plan.target_exists and plan.min_update_us is not none -%}

@@ -1,5 +1,6 @@
 {#- windowed_incremental: the state of a run: what the last commit left (recovery), what the
-    scan of the new rows found (summary), and the times and ranges of this run (plan). -#}
+    scan of the new rows found (summary), the times and ranges of this run (plan), and for
+    sessions the stored sessions the new rows touch (touch). -#}
 
 
 {#- Step 1 of a run. Returns the state of the last committed run (_sw_incremental_read_state),
@@ -111,12 +112,13 @@
 {% endmacro %}
 
 
-{#- The times and ranges of this run, from the last commit and the scan of the new rows.
-    `rewrite`: the run stages a next version (also when it only has late rows to write: the
-    staging table marks the attempt, so a crashed one is found and its rows dropped).
-    For sessions, the plan also caches the candidate and touched sessions and runs the touch
-    query (_sw_incremental_session_touch_sql); `batch_view` is the cached batch. -#}
-{% macro _sw_incremental_plan(cfg, state, summary, model_sql, target, batch_view=none) %}
+{#- The times and ranges of this run, from the last commit and the scan of the new rows; it reads
+    and writes nothing. `rewrite`: the run stages a next version (also when it only has late rows
+    to write: the staging table marks the attempt, so a crashed one is found and its rows
+    dropped). `batch_view`: the cached batch of a session run. `touch`: for sessions, what
+    _sw_incremental_touch found of the stored sessions the new rows touch (none before it ran, or
+    when the run has no stored session to touch). -#}
+{% macro _sw_incremental_plan(cfg, state, summary, batch_view=none, touch=none) %}
     {%- set events = [state.event_us, summary.max_event_us] | reject('none') | list -%}
     {%- set max_event_us = events | max if events else none -%}
     {%- set watermark_us = none if max_event_us is none else max_event_us - cfg.delay_us -%}
@@ -142,14 +144,14 @@
         {#- partitions hold session ends: the touched sessions end in [min new time, their
             largest end], the recomputed ones by max(that, max new time + gap) -#}
         {%- do plan.update({'touched_sessions': 0, 'touched_min_start_us': none, 'touched_max_end_us': none, 'batch_view': batch_view}) -%}
-        {%- if fresh and target_exists -%}
-            {%- do spark_windows._sw_incremental_session_cache(cfg, model_sql, target, plan) -%}
-            {%- set touch = run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, plan)).rows[0] -%}
+        {%- if touch -%}
             {%- do plan.update({
-                'late_rows': plan.late_rows + touch[0] | int,
-                'touched_sessions': touch[1] | int,
-                'touched_min_start_us': none if touch[2] is none else touch[2] | int,
-                'touched_max_end_us': none if touch[3] is none else touch[3] | int,
+                'late_rows': plan.late_rows + touch.late_rows,
+                'touched_sessions': touch.touched_sessions,
+                'touched_min_start_us': touch.touched_min_start_us,
+                'touched_max_end_us': touch.touched_max_end_us,
+                'candidates_view': touch.candidates_view,
+                'touched_view': touch.touched_view,
             }) -%}
         {%- endif -%}
         {%- if fresh -%}
@@ -191,6 +193,32 @@
         'rewrite': fresh or flips or plan.late_rows > 0,
     }) -%}
     {{ return(plan) }}
+{% endmacro %}
+
+
+{#- Sessions, once the table exists and new rows can update sessions: caches the stored sessions
+    the new rows can touch and those they touch (their steps read them again;
+    _sw_incremental_uncache drops them) and counts, with the touch query
+    (_sw_incremental_session_touch_sql), the rows late because they touch an expired session and
+    the span of the touched sessions, whose rows the run reads again. `plan`: the plan before it
+    (_sw_incremental_plan without `touch`). Returns what _sw_incremental_plan takes as `touch`;
+    none for fixed windows, and when there is nothing to touch. -#}
+{% macro _sw_incremental_touch(cfg, model_sql, target, plan) %}
+    {%- if not cfg.session or not plan.target_exists or plan.min_update_us is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set views = {} -%}
+    {%- do spark_windows._sw_incremental_session_cache(cfg, model_sql, target, plan, views) -%}
+    {%- set cached = plan.copy() -%}
+    {%- do cached.update(views) -%}
+    {%- set row = run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, cached)).rows[0] -%}
+    {%- do views.update({
+        'late_rows': row[0] | int,
+        'touched_sessions': row[1] | int,
+        'touched_min_start_us': none if row[2] is none else row[2] | int,
+        'touched_max_end_us': none if row[3] is none else row[3] | int,
+    }) -%}
+    {{ return(views) }}
 {% endmacro %}
 
 

@@ -101,20 +101,19 @@ where false
 {% endmacro %}
 
 
-{#- Rewrites the table's partitions from a staging table: a dynamic INSERT OVERWRITE of the
-    partitions it has rows for; for sessions, then drops the partitions it read (role 'drop')
-    that have none, their every session having moved into a merge. Both steps can be repeated,
-    so recovery applies a committed staging table again. -#}
-{% macro _sw_incremental_apply(cfg, target, pending, main=false) %}
-    {%- set overwrite = 'insert overwrite table ' ~ target ~ ' partition (window_partition) by name\n'
-        ~ spark_windows._sw_incremental_stored_sql(cfg, pending) -%}
-    {%- if main -%}
-        {%- call statement('main') -%}
-            {{ overwrite }}
-        {%- endcall -%}
-    {%- else -%}
-        {%- do run_query(overwrite) -%}
-    {%- endif -%}
+{#- Rewrites the table's partitions from a staging table (recovery applies a committed one again;
+    a run writes the same two steps itself, the overwrite as its main statement): a dynamic
+    INSERT OVERWRITE of the partitions it has rows for (_sw_incremental_overwrite_sql), then, for
+    sessions, _sw_incremental_drop_emptied. Both steps can be repeated. -#}
+{% macro _sw_incremental_apply(cfg, target, pending) %}
+    {%- do run_query(spark_windows._sw_incremental_overwrite_sql(cfg, target, pending)) -%}
+    {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending) -%}
+{% endmacro %}
+
+
+{#- Sessions: drops the partitions the run read (role 'drop') that the staging table has no
+    session for, their every session having moved into a merge. Nothing for fixed windows. -#}
+{% macro _sw_incremental_drop_emptied(cfg, target, pending) %}
     {%- if cfg.session -%}
         {%- set emptied = run_query("select distinct date_format(__sw_a.window_partition, 'yyyy-MM-dd HH:mm:ss.SSSSSS')\nfrom "
             ~ pending ~ " as __sw_a\nleft anti join (select window_partition from " ~ pending ~ " where __sw_role in ('fresh', 'kept')) as __sw_b\n"

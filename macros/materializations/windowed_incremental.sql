@@ -39,12 +39,7 @@
 
     {{ run_hooks(pre_hooks) }}
     {%- do spark_windows._sw_incremental_check_time_type(cfg, sql) -%}
-
-    {#- Every overwrite here is static (a partition named in the statement, or a whole table),
-        except the windows table's, which is dynamic by its own table option. dbt-spark's
-        insert_overwrite and microbatch models set the session's mode to DYNAMIC and leave it so:
-        a later model of the same dbt invocation (the same Spark session) must set it back. -#}
-    {%- do run_query('set spark.sql.sources.partitionOverwriteMode = STATIC') -%}
+    {%- do run_query(spark_windows._sw_incremental_static_overwrite_sql()) -%}
 
     {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted
            one, and read the state of the last committed run (none before the first). -#}
@@ -55,11 +50,11 @@
     {%- endif -%}
 
     {#- 2. One scan of the new rows (sessions read them again: they are cached first). -#}
-    {%- set batch_view = spark_windows._sw_incremental_session_cache_batch(cfg, sql, target, state) if cfg.session else none -%}
+    {%- set batch_view = spark_windows._sw_incremental_cache_batch(cfg, sql, target, state) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, batch_view) -%}
     {%- set new_rows = summary.new_rows -%}
     {%- if summary.rows_without_ingestion_time > 0 -%}
-        {%- do spark_windows._sw_incremental_session_uncache({'batch_view': batch_view}) -%}
+        {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ summary.rows_without_ingestion_time ~ " rows of " ~ this ~ "'s input have a NULL "
             ~ cfg.ingestion_col ~ " (ingestion_time_col); every row needs its arrival time to be told apart from the rows already processed. "
@@ -68,50 +63,38 @@
 
     {%- if new_rows == 0 and state.batch_id > 0 -%}
         {#- Nothing new: no table changes. -#}
+        {%- set plan = {'batch_view': batch_view} -%}
         {%- call statement('main') -%}
-            select count(*) as committed_runs from {{ tables.state }}
+            {{ spark_windows._sw_incremental_committed_runs_sql(tables.state) }}
         {%- endcall -%}
     {%- else -%}
-        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, sql, target, batch_view) -%}
+        {#- The plan of the run; sessions first read the stored sessions their new rows touch -#}
+        {%- set touch = spark_windows._sw_incremental_touch(cfg, sql, target, spark_windows._sw_incremental_plan(cfg, state, summary, batch_view)) -%}
+        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view, touch) -%}
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
-        {%- if cfg.session -%}
-            {%- do spark_windows._sw_incremental_session_cache_fresh(cfg, sql, target, tables.late, plan) -%}
-            {%- set pending_sql = spark_windows._sw_incremental_session_pending_sql(cfg, sql, target, tables.late, plan) -%}
-            {%- set late_sql = spark_windows._sw_incremental_session_late_sql(cfg, sql, target, plan) -%}
-        {%- else -%}
-            {%- set pending_sql = spark_windows._sw_incremental_pending_sql(cfg, sql, target, plan) -%}
-            {%- set late_sql = spark_windows._sw_incremental_late_sql(cfg, sql, plan) -%}
-        {%- endif -%}
+        {%- do spark_windows._sw_incremental_cache_fresh(cfg, sql, target, tables, plan) -%}
+        {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog. -#}
         {%- if plan.rewrite -%}
-            {%- do run_query('create table ' ~ pending ~ ' using parquet as\n' ~ pending_sql) -%}
-            {%- set fresh_windows = run_query('select count_if(__sw_fresh_window) from ' ~ pending).rows[0][0] | int -%}
+            {%- do run_query(spark_windows._sw_incremental_stage_sql(pending, steps.stage)) -%}
+            {%- set fresh_windows = run_query(spark_windows._sw_incremental_fresh_windows_sql(pending)).rows[0][0] | int -%}
         {%- else -%}
             {%- set fresh_windows = 0 -%}
         {%- endif -%}
         {%- if not plan.target_exists -%}
-            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(target, spark_windows._sw_incremental_stored_sql(cfg, '(' ~ pending_sql ~ ')'),
-                'window_partition', clauses.table), own_folders) -%}
+            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(target,
+                spark_windows._sw_incremental_stored_sql(cfg, '(' ~ steps.stage ~ ')'), 'window_partition', clauses.table), own_folders) -%}
         {%- endif -%}
-        {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.late, late_sql, 'batch_id', clauses.late), own_folders) -%}
+        {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders) -%}
         {%- if plan.late_rows > 0 -%}
-            {%- do run_query('insert overwrite table ' ~ tables.late ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ late_sql) -%}
+            {%- do run_query(spark_windows._sw_incremental_batch_overwrite_sql(tables.late, batch_id, steps.late)) -%}
         {%- endif -%}
         {%- if cfg.changelog -%}
-            {%- set shape_plan = plan.copy() -%}
-            {%- do shape_plan.update({'target_exists': false}) -%}
-            {%- if cfg.session -%}
-                {%- set changelog_shape = spark_windows._sw_incremental_session_changelog_sql(cfg, '(' ~ pending_sql ~ ')', plan) -%}
-                {%- set changelog_sql = spark_windows._sw_incremental_session_changelog_sql(cfg, pending, plan) -%}
-            {%- else -%}
-                {%- set changelog_shape = spark_windows._sw_incremental_changelog_sql(cfg, target, '(' ~ pending_sql ~ ')', shape_plan) -%}
-                {%- set changelog_sql = spark_windows._sw_incremental_changelog_sql(cfg, target, pending, plan) -%}
-            {%- endif -%}
-            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.changelog, changelog_shape, 'batch_id', clauses.changelog), own_folders) -%}
+            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.changelog, steps.changelog_shape, 'batch_id', clauses.changelog), own_folders) -%}
             {%- if plan.rewrite -%}
-                {%- do run_query('insert overwrite table ' ~ tables.changelog ~ ' partition (batch_id = ' ~ batch_id ~ ') by name\n' ~ changelog_sql) -%}
+                {%- do run_query(spark_windows._sw_incremental_batch_overwrite_sql(tables.changelog, batch_id, steps.changelog)) -%}
             {%- endif -%}
         {%- endif -%}
 
@@ -119,40 +102,27 @@
                after it is finished by the next run's step 1. -#}
         {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders) -%}
         {%- if not state.config_column -%}
-            {#- a state table written before the config column existed -#}
-            {%- do run_query('alter table ' ~ tables.state ~ ' add columns (config string)') -%}
+            {%- do run_query(spark_windows._sw_incremental_add_config_column_sql(tables.state)) -%}
         {%- endif -%}
-        {%- set commit_sql -%}
-            insert into {{ tables.state }}
-            select
-                cast({{ batch_id }} as bigint),
-                {{ spark_windows._sw_us_literal(plan.until_us) }},
-                {{ spark_windows._sw_us_literal(plan.max_event_us) }},
-                {{ spark_windows._sw_us_literal(plan.watermark_us) }},
-                cast({{ new_rows }} as bigint),
-                cast({{ plan.late_rows }} as bigint),
-                cast({{ fresh_windows }} as bigint),
-                {{ spark_windows._sw_us_literal(plan.run_us) }},
-                '{{ pending.identifier if plan.rewrite else '' }}',
-                '{{ fingerprint }}',
-                '{{ tojson(cfg.settings, sort_keys=true) | replace('\\', '\\\\') | replace("'", "\\'") }}'
-        {%- endset -%}
+        {%- set commit_sql = spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, fresh_windows, pending, fingerprint) -%}
 
-        {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. -#}
+        {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. A
+               run with only a commit to write (no staging table) has the commit as its main
+               statement. -#}
         {%- if plan.rewrite -%}
             {%- do run_query(commit_sql) -%}
-            {%- do spark_windows._sw_incremental_apply(cfg, target, pending, main=true) -%}
-            {%- do run_query('drop table if exists ' ~ pending) -%}
+            {%- call statement('main') -%}
+                {{ spark_windows._sw_incremental_overwrite_sql(cfg, target, pending) }}
+            {%- endcall -%}
+            {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending) -%}
+            {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
         {%- else -%}
             {%- call statement('main') -%}
                 {{ commit_sql }}
             {%- endcall -%}
         {%- endif -%}
     {%- endif -%}
-
-    {%- if cfg.session -%}
-        {%- do spark_windows._sw_incremental_session_uncache(plan if plan is defined else {'batch_view': batch_view}) -%}
-    {%- endif -%}
+    {%- do spark_windows._sw_incremental_uncache(plan) -%}
 
     {#- Every table the model keeps exists from its first run on (the changelog with emit='changelog'). -#}
     {%- if cfg.on_watermark -%}

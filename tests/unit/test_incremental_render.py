@@ -8,6 +8,7 @@ import re
 import pytest
 import sqlglot
 from macro_renderer import CompilerError, MacroRenderer
+from project import PROJECT_DIR
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast
@@ -322,7 +323,7 @@ def test_each_step_renders_spark_sql(incremental_renderer, kind, moment, policy)
     renderer = incremental_renderer
     cfg = config(renderer, window=WINDOWS[kind], emit_policy=policy)
     state = dict(STATES[moment])
-    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, MODEL_SQL, Target())
+    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY)
     parse(renderer.call("_sw_incremental_summary_sql", cfg, MODEL_SQL, state))
     pending = parse(renderer.call("_sw_incremental_pending_sql", cfg, MODEL_SQL, Target(), plan))
     assert [column.alias_or_name for column in pending.selects][-(3 + len(firing_columns(policy))) :] == [
@@ -357,8 +358,6 @@ def test_on_watermark_also_rewrites_the_partitions_of_windows_the_watermark_pass
             config(incremental_renderer, emit_policy=policy),
             state,
             SUMMARY,
-            MODEL_SQL,
-            Target(),
         )
         for policy in ("every_run", "on_watermark")
     }
@@ -374,7 +373,7 @@ def test_on_watermark_also_rewrites_the_partitions_of_windows_the_watermark_pass
 def test_plan_times_follow_the_semantics(incremental_renderer):
     cfg = config(incremental_renderer)
     state = dict(STATES["later run"])
-    plan = incremental_renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, MODEL_SQL, Target())
+    plan = incremental_renderer.call("_sw_incremental_plan", cfg, state, SUMMARY)
     # watermark: the largest event time of all runs minus the delay; judged by the previous one
     assert plan["watermark_us"] == SUMMARY["max_event_us"] - 5 * MINUTE
     assert plan["watermark_prev_us"] == state["watermark_us"]
@@ -386,9 +385,9 @@ def test_plan_times_follow_the_semantics(incremental_renderer):
     )
     # a new event older than the stored maximum does not move the watermark back
     older = {**SUMMARY, "max_event_us": state["event_us"] - 1}
-    assert incremental_renderer.call("_sw_incremental_plan", cfg, state, older, MODEL_SQL, Target())[
-        "watermark_us"
-    ] == (state["event_us"] - 5 * MINUTE)
+    assert incremental_renderer.call("_sw_incremental_plan", cfg, state, older)["watermark_us"] == (
+        state["event_us"] - 5 * MINUTE
+    )
 
 
 SESSION = {
@@ -432,8 +431,15 @@ def session_plan(renderer, moment, touch, **changes):
     renderer.queries.clear()
     state = dict(STATES[moment])
     # as the materialization does: the batch is cached before the summary scan reads it
-    batch_view = renderer.call("_sw_incremental_session_cache_batch", cfg, SESSION_SQL, Target(), state)
-    return cfg, renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, SESSION_SQL, Target(), batch_view)
+    batch_view = renderer.call("_sw_incremental_cache_batch", cfg, SESSION_SQL, Target(), state)
+    return cfg, planned(renderer, cfg, state, batch_view)
+
+
+def planned(renderer, cfg, state, batch_view=None):
+    """As the materialization plans: the plan, the touch step it needs, the plan with its answer."""
+    before = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view)
+    touch = renderer.call("_sw_incremental_touch", cfg, SESSION_SQL, Target(), before)
+    return renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view, touch)
 
 
 def test_session_config_reads_the_gap(session_renderer):
@@ -481,7 +487,7 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     parse(summary)
     assert plan["late_rows"] == SUMMARY["late_rows"] + (1 if later else 0)
     renderer.queries.clear()
-    renderer.call("_sw_incremental_session_cache_fresh", cfg, SESSION_SQL, Target(), "late_t", plan)
+    renderer.call("_sw_incremental_cache_fresh", cfg, SESSION_SQL, Target(), {"late": "late_t"}, plan)
     # an incremental run caches the recomputed sessions; a first run computes them inline
     fresh = [sql for sql in renderer.queries if sql.startswith("create or replace")]
     assert [sql for sql in renderer.queries if sql.startswith("cache table")] == (
@@ -574,7 +580,7 @@ def test_session_steps_without_group_by_render_spark_sql(session_renderer):
     renderer = session_renderer
     cfg = renderer.call("_sw_incremental_config", Config({**SESSION, "group_by": None}))
     renderer.touch_answer = [0, 1, SUMMARY["min_update_us"] - HOUR, SUMMARY["max_update_us"]]
-    plan = renderer.call("_sw_incremental_plan", cfg, dict(STATES["later run"]), SUMMARY, SESSION_SQL, Target())
+    plan = planned(renderer, cfg, dict(STATES["later run"]))
     pending = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     # one stream: a row touches a session by time alone
     assert "on true\n" in pending and "<=>" not in pending.split("__sw_next as (")[0]
@@ -614,3 +620,61 @@ def test_inline_ctes_writes_each_reference_as_a_subquery():
         f"select * from (\n    select l.x from {ab} as l\n    left semi join {a} as __sw_a on l.x = __sw_a.x\n) as __sw_b"
     )
     parse(inlined)
+
+
+def test_the_plan_reads_and_writes_nothing(session_renderer, incremental_renderer):
+    """Planning is arithmetic on the state and the summary; the touch step is where a session run
+    caches and reads, and a fixed-window run has none."""
+    renderer = session_renderer
+    cfg = renderer.call("_sw_incremental_config", Config(SESSION))
+    state = dict(STATES["later run"])
+    renderer.touch_answer = [1, 2, SUMMARY["min_update_us"] - HOUR, SUMMARY["max_update_us"]]
+    renderer.queries.clear()
+    before = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY)
+    assert renderer.queries == []
+    touch = renderer.call("_sw_incremental_touch", cfg, SESSION_SQL, Target(), before)
+    asked = list(renderer.queries)
+    assert [sql for sql in asked if sql.startswith("cache table")] == [
+        "cache table __sw_candidates_sensor_vehicles",
+        "cache table __sw_touched_sensor_vehicles",
+    ]
+    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, None, touch)
+    assert renderer.queries == asked
+    assert plan["late_rows"] == SUMMARY["late_rows"] + 1 and plan["touched_sessions"] == 2
+    fixed = config(incremental_renderer)
+    assert incremental_renderer.call("_sw_incremental_touch", fixed, MODEL_SQL, Target(), before) is None
+
+
+@pytest.mark.parametrize("family", ["fixed", "session"])
+@pytest.mark.parametrize("changelog", [True, False])
+def test_both_window_families_answer_through_one_interface(session_renderer, family, changelog):
+    renderer = session_renderer
+    values = {**(SESSION if family == "session" else GOOD), "emit": "changelog" if changelog else None}
+    cfg = renderer.call("_sw_incremental_config", Config({k: v for k, v in values.items() if v is not None}))
+    state = dict(STATES["later run"])
+    renderer.touch_answer = [0, 1, SUMMARY["min_update_us"] - HOUR, SUMMARY["max_update_us"]]
+    plan = (
+        planned(renderer, cfg, state)
+        if family == "session"
+        else renderer.call("_sw_incremental_plan", cfg, state, SUMMARY)
+    )
+    steps = renderer.call(
+        "_sw_incremental_window_sql", cfg, MODEL_SQL, Target(), {"late": "late_t"}, plan, "spark_windows.pending"
+    )
+    assert sorted(steps) == ["changelog", "changelog_shape", "late", "stage"]
+    for name in ("stage", "late", *(["changelog_shape", "changelog"] if changelog else [])):
+        parse(steps[name])
+    if not changelog:
+        assert steps["changelog_shape"] is None and steps["changelog"] is None
+    else:
+        assert "from spark_windows.pending" in steps["changelog"]
+
+
+def test_the_materialization_names_its_statements_and_shows_its_main_one():
+    """No SQL written in the materialization's body, no fork on the window family, and the main
+    statement of each of its three paths (nothing new, a rewrite, a commit alone) in the body
+    itself (dbt reports the main statement's result)."""
+    body = (PROJECT_DIR / "macros" / "materializations" / "windowed_incremental.sql").read_text()
+    assert not re.search(r"run_query\(\s*['\"]", body), "a statement written in the body"
+    assert "cfg.session" not in body
+    assert body.count("{%- call statement('main') -%}") == 3

@@ -1,0 +1,139 @@
+{#- windowed_incremental: the statements of a run, as the materialization runs them in order.
+    Each macro here returns SQL text or runs what a step needs; the window families (fixed
+    windows: _sw_incremental_sql.sql; sessions: _sw_incremental_sessions.sql) answer through one
+    interface, _sw_incremental_window_sql. -#}
+
+
+{#- Every overwrite of a run is static (a partition named in the statement, or a whole table),
+    except the windows table's, which is dynamic by its own table option. dbt-spark's
+    insert_overwrite and microbatch models set the session's mode to DYNAMIC and leave it so: a
+    later model of the same dbt invocation (the same Spark session) must set it back. -#}
+{% macro _sw_incremental_static_overwrite_sql() -%}
+set spark.sql.sources.partitionOverwriteMode = STATIC
+{%- endmacro %}
+
+
+{#- Sessions read the batch's rows several times: they are cached before the summary scan reads
+    them (_sw_incremental_session_cache_batch). Returns the view's name; none for fixed windows. -#}
+{% macro _sw_incremental_cache_batch(cfg, model_sql, target, state) %}
+    {{ return(spark_windows._sw_incremental_session_cache_batch(cfg, model_sql, target, state) if cfg.session else none) }}
+{% endmacro %}
+
+
+{#- Sessions: the recomputed sessions, which the staging query reads several times, are cached
+    once (plan.fresh_view, _sw_incremental_session_cache_fresh). Nothing for fixed windows. -#}
+{% macro _sw_incremental_cache_fresh(cfg, model_sql, target, tables, plan) %}
+    {%- if cfg.session -%}
+        {%- do spark_windows._sw_incremental_session_cache_fresh(cfg, model_sql, target, tables.late, plan) -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- The SQL of a run's window family, one signature for both:
+      stage            the next version of the partitions the run rewrites (written to `pending`);
+      late             the late rows of the batch;
+      changelog_shape  the changelog's columns, read from the stage query (creates the table);
+      changelog        the changelog rows, read from `pending` once it is written
+    (the changelog entries are none without emit='changelog'). -#}
+{% macro _sw_incremental_window_sql(cfg, model_sql, target, tables, plan, pending) %}
+    {%- if cfg.session -%}
+        {{ return(spark_windows._sw_incremental_session_window_sql(cfg, model_sql, target, tables, plan, pending)) }}
+    {%- endif -%}
+    {{ return(spark_windows._sw_incremental_fixed_window_sql(cfg, model_sql, target, tables, plan, pending)) }}
+{% endmacro %}
+
+
+{% macro _sw_incremental_fixed_window_sql(cfg, model_sql, target, tables, plan, pending) %}
+    {%- set stage = spark_windows._sw_incremental_pending_sql(cfg, model_sql, target, plan) -%}
+    {%- set statements = {'stage': stage, 'late': spark_windows._sw_incremental_late_sql(cfg, model_sql, plan),
+        'changelog_shape': none, 'changelog': none} -%}
+    {%- if cfg.changelog -%}
+        {#- the shape as on a first run: every column, none read from the table -#}
+        {%- set shape_plan = plan.copy() -%}
+        {%- do shape_plan.update({'target_exists': false}) -%}
+        {%- do statements.update({
+            'changelog_shape': spark_windows._sw_incremental_changelog_sql(cfg, target, '(' ~ stage ~ ')', shape_plan),
+            'changelog': spark_windows._sw_incremental_changelog_sql(cfg, target, pending, plan),
+        }) -%}
+    {%- endif -%}
+    {{ return(statements) }}
+{% endmacro %}
+
+
+{% macro _sw_incremental_session_window_sql(cfg, model_sql, target, tables, plan, pending) %}
+    {%- set stage = spark_windows._sw_incremental_session_pending_sql(cfg, model_sql, target, tables.late, plan) -%}
+    {%- set statements = {'stage': stage, 'late': spark_windows._sw_incremental_session_late_sql(cfg, model_sql, target, plan),
+        'changelog_shape': none, 'changelog': none} -%}
+    {%- if cfg.changelog -%}
+        {%- do statements.update({
+            'changelog_shape': spark_windows._sw_incremental_session_changelog_sql(cfg, '(' ~ stage ~ ')', plan),
+            'changelog': spark_windows._sw_incremental_session_changelog_sql(cfg, pending, plan),
+        }) -%}
+    {%- endif -%}
+    {{ return(statements) }}
+{% endmacro %}
+
+
+{#- Step 3: the staging table, the next version of the partitions to rewrite. -#}
+{% macro _sw_incremental_stage_sql(pending, stage_sql) -%}
+create table {{ pending }} using parquet as
+{{ stage_sql }}
+{%- endmacro %}
+
+
+{#- How many windows of the staging table the run's new rows changed (the state's windows_updated). -#}
+{% macro _sw_incremental_fresh_windows_sql(pending) -%}
+select count_if(__sw_fresh_window) from {{ pending }}
+{%- endmacro %}
+
+
+{#- The rows of batch `batch_id` in the late or changelog table (partitioned by batch_id): a
+    repeated run overwrites what an uncommitted attempt wrote. -#}
+{% macro _sw_incremental_batch_overwrite_sql(relation, batch_id, select_sql) -%}
+insert overwrite table {{ relation }} partition (batch_id = {{ batch_id }}) by name
+{{ select_sql }}
+{%- endmacro %}
+
+
+{#- A state table written before the config column existed gets it. -#}
+{% macro _sw_incremental_add_config_column_sql(state_table) -%}
+alter table {{ state_table }} add columns (config string)
+{%- endmacro %}
+
+
+{#- Step 4, the commit: one row in the state table. From it on the run counts as done; a crash
+    after it is finished by the next run's recovery, which applies `pending` again. -#}
+{% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, fresh_windows, pending, fingerprint) -%}
+insert into {{ state_table }}
+select
+    cast({{ batch_id }} as bigint),
+    {{ spark_windows._sw_us_literal(plan.until_us) }},
+    {{ spark_windows._sw_us_literal(plan.max_event_us) }},
+    {{ spark_windows._sw_us_literal(plan.watermark_us) }},
+    cast({{ new_rows }} as bigint),
+    cast({{ plan.late_rows }} as bigint),
+    cast({{ fresh_windows }} as bigint),
+    {{ spark_windows._sw_us_literal(plan.run_us) }},
+    '{{ pending.identifier if plan.rewrite else '' }}',
+    '{{ fingerprint }}',
+    '{{ tojson(cfg.settings, sort_keys=true) | replace('\\', '\\\\') | replace("'", "\\'") }}'
+{%- endmacro %}
+
+
+{#- A run with no new rows changes no table; its main statement counts the committed runs. -#}
+{% macro _sw_incremental_committed_runs_sql(state_table) -%}
+select count(*) as committed_runs from {{ state_table }}
+{%- endmacro %}
+
+
+{#- Step 5, applying a staging table: a dynamic INSERT OVERWRITE of the partitions it has rows
+    for (the run's main statement; recovery runs it again). -#}
+{% macro _sw_incremental_overwrite_sql(cfg, target, pending) -%}
+insert overwrite table {{ target }} partition (window_partition) by name
+{{ spark_windows._sw_incremental_stored_sql(cfg, pending) }}
+{%- endmacro %}
+
+
+{% macro _sw_incremental_drop_sql(relation) -%}
+drop table if exists {{ relation }}
+{%- endmacro %}
