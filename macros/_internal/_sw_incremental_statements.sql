@@ -1,6 +1,6 @@
 {#- windowed_incremental: the statements of a run, as the materialization runs them in order.
     Each macro here returns SQL text or runs what a step needs; the window families (fixed
-    windows: _sw_incremental_sql.sql; sessions: _sw_incremental_sessions.sql) answer through one
+    windows: _sw_incremental_fixed.sql; sessions: _sw_incremental_sessions.sql) answer through one
     interface, _sw_incremental_window_sql. -#}
 
 

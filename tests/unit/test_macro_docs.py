@@ -1,8 +1,8 @@
 """Fast tests: the public macros' documentation stays in step with their source.
 
-Public macros are the ``{% macro name(`` and ``{% test name(`` blocks of macros/windows/*.sql and
-macros/data_tests/*.sql whose names do not start with ``_``, ``default__`` or ``spark__``. Each
-must have a YAML macro properties entry (``macros/windows/hop.yml`` for ``hop.sql``) whose
+Public macros are the ``{% macro name(`` and ``{% test name(`` blocks of macros/windows/*.sql,
+macros/kafka/*.sql and macros/data_tests/*.sql whose names do not start with ``_``,
+``default__`` or ``spark__``. Each must have a YAML macro properties entry (``macros/windows/hop.yml`` for ``hop.sql``) whose
 arguments are the signature's, in order, with a description and a type; and README.md must show
 its signature in backticks exactly as the source declares it. A public file holds its macro
 and that macro's ``default__``/``spark__`` implementations only.
@@ -23,7 +23,7 @@ from macro_renderer import Block, blocks_in, project_blocks
 from project import MACRO_DIR, PACKAGE, PROJECT_DIR
 
 README = PROJECT_DIR / "README.md"
-PUBLIC_SOURCES = ("windows/*.sql", "data_tests/*.sql")
+PUBLIC_SOURCES = ("windows/*.sql", "kafka/*.sql", "data_tests/*.sql")
 PRIVATE_PREFIXES = ("_", "default__", "spark__")
 # the macros this project has always had: if the scan stops finding them, the other tests
 # would pass without checking anything

@@ -1,0 +1,97 @@
+{#- windowed_incremental, step 1 of a run: what the last commit left (recovery). -#}
+
+
+{#- Step 1 of a run. Returns the state of the last committed run (_sw_incremental_read_state),
+    after settling what an earlier attempt left: a staging table named by the last commit is
+    applied again (its rewrite may not have finished); any other staging table, and the late and
+    changelog rows of the batch after the last commit, belong to a run that did not commit and
+    are dropped. With no commit (first run, --full-refresh, or a first run that crashed) every
+    table of the model starts again. -#}
+{% macro _sw_incremental_recover(cfg, target, tables, full_refresh) %}
+    {%- set state = spark_windows._sw_incremental_read_state(target, tables, full_refresh) -%}
+    {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
+    {%- if state.batch_id > 0 -%}
+        {#- A run writes late and changelog rows only after its staging table exists. -#}
+        {%- for name in ['late', 'changelog'] if uncommitted -%}
+            {%- if adapter.get_relation(target.database, target.schema, tables[name].identifier) is not none -%}
+                {%- do run_query('alter table ' ~ tables[name] ~ ' drop if exists partition (batch_id = ' ~ (state.batch_id + 1) ~ ')') -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- do spark_windows._sw_incremental_reset(target, tables) -%}
+    {%- endif -%}
+    {{ return(state) }}
+{% endmacro %}
+
+
+{#- The last row of the state table:
+    {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint,
+    config (the settings as JSON text; none from a state table older than that column),
+    config_column (whether the state table has that column)}; batch_id 0 with --full-refresh,
+    or when the model's relation is not a table. A table of windows written before revision
+    and timing existed is refused. -#}
+{% macro _sw_incremental_read_state(target, tables, full_refresh) %}
+    {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none,
+        'config': none, 'config_column': true} -%}
+    {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
+    {%- set existing_state = adapter.get_relation(target.database, target.schema, tables.state.identifier) -%}
+    {%- if full_refresh or existing_state is none or (existing is not none and not existing.is_table) -%}
+        {{ return(state) }}
+    {%- endif -%}
+    {%- set config_column = 'config' in adapter.get_columns_in_relation(existing_state) | map(attribute='name') | map('lower') | list -%}
+    {%- set rows = run_query(
+        'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, '
+        ~ ('config' if config_column else 'cast(null as string)') ~ ' from '
+        ~ tables.state ~ ' order by batch_id desc limit 1').rows -%}
+    {%- if rows | length == 0 -%}
+        {{ return(state) }}
+    {%- endif -%}
+    {%- set row = rows[0] -%}
+    {%- do state.update({
+        'batch_id': row[0] | int,
+        'ingestion_us': none if row[1] is none else row[1] | int,
+        'event_us': none if row[2] is none else row[2] | int,
+        'watermark_us': none if row[3] is none else row[3] | int,
+        'pending': row[4],
+        'fingerprint': row[5],
+        'config': row[6],
+        'config_column': config_column,
+    }) -%}
+    {%- if existing is not none and 'revision' not in adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: " ~ existing ~ " has no revision and timing columns: it was written by an earlier "
+            ~ "version of spark_windows. Run it once with --full-refresh to recompute every window with them.") }}
+    {%- endif -%}
+    {{ return(state) }}
+{% endmacro %}
+
+
+{#- Applies again the staging table the last commit names and drops every staging table;
+    returns the names of those that belonged to no commit. -#}
+{% macro _sw_incremental_settle_staging(cfg, target, state) %}
+    {%- set staged = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "__pending_*'") -%}
+    {%- set uncommitted = [] -%}
+    {%- for row in staged.rows -%}
+        {%- set relation = target.incorporate(path={'identifier': row[1]}, type='table') -%}
+        {%- if state.batch_id > 0 and row[1] == state.pending -%}
+            {%- do spark_windows._sw_incremental_apply(cfg, target, relation) -%}
+        {%- else -%}
+            {%- do uncommitted.append(row[1]) -%}
+        {%- endif -%}
+        {%- do run_query('drop table if exists ' ~ relation) -%}
+    {%- endfor -%}
+    {{ return(uncommitted) }}
+{% endmacro %}
+
+
+{#- No commit: every table of the model starts again (the model's relation whatever its type,
+    the table of every window, the late, changelog and state tables). -#}
+{% macro _sw_incremental_reset(target, tables) %}
+    {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
+    {%- if existing is not none -%}
+        {%- do adapter.drop_relation(existing) -%}
+    {%- endif -%}
+    {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
+        {%- do run_query('drop table if exists ' ~ tables[name]) -%}
+    {%- endfor -%}
+{% endmacro %}
