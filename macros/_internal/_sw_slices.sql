@@ -372,99 +372,128 @@
 
 {#- hop, any mergeable aggregate: prefix of a block merged with the suffix of the block before. -#}
 {% macro _sw_hop_two_stacks_plan(ctx, condition=none) -%}
-    {%- set n = ctx.n -%}
-    {%- set in_block = 'partition by ' ~ ctx.keys_comma ~ '__sw_block order by __sw_pane' -%}
-    {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
-    {{ spark_windows._sw_windows_from_panes(ctx, '__sw_pane - ' ~ (n - 1)) }}
+    {%- set grid = spark_windows._sw_two_stacks_grid(ctx, condition) -%}
+    {%- set running = spark_windows._sw_two_stacks_running(ctx, grid) -%}
+    {%- set looked_up = spark_windows._sw_two_stacks_previous_suffix(ctx, running) -%}
+    {{ spark_windows._sw_windows_from_panes(ctx, '__sw_pane - ' ~ (ctx.n - 1)) }}
     from (
-        select
-            {{ ctx.keys_comma }}__sw_pane,
-            {%- for column in ctx.columns %}
-            {%- if column.merge in ['mean', 'm2'] %}
-            {{ spark_windows._sw_moments_merge_two(column) }} as {{ column.name }}{{ ',' if not loop.last }}
-            {%- else %}
-            {{ spark_windows._sw_merge_two(column.merge, column.name ~ '_prefix', column.name ~ '_suffix_before') }} as {{ column.name }}{{ ',' if not loop.last }}
-            {%- endif %}
-            {%- endfor %}
-        from (
-            select
-                *
-                {%- for column in ctx.columns %},
-                {#- the suffix of the previous block from the window's first pane; none when the
-                    window is exactly one block -#}
-                case when __sw_pane - __sw_block < {{ n - 1 }} then
-                    first_value({{ column.name }}_suffix) over (
-                        {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
-                    )
-                end as {{ column.name }}_suffix_before
-                {%- if column.merge == 'mean' %},
-                case when __sw_pane - __sw_block < {{ n - 1 }} then
-                    first_value({{ column.name }}_suffix_shift) over (
-                        {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
-                    )
-                end as {{ column.name }}_suffix_shift_before
-                {%- endif %}
-                {%- endfor %}
-            from (
-                select
-                    {{ ctx.keys_comma }}__sw_pane,
-                    __sw_block
-                    {%- for column in ctx.columns %},
-                    {{ spark_windows._sw_running(column, in_block ~ ' rows between unbounded preceding and current row', '_first') }} as {{ column.name }}_prefix,
-                    {{ spark_windows._sw_running(column, in_block ~ ' desc rows between unbounded preceding and current row', '_last') }} as {{ column.name }}_suffix
-                    {%- if column.merge == 'mean' %},
-                    max({{ column.name }}_first) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_prefix_shift,
-                    max({{ column.name }}_last) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_suffix_shift
-                    {%- endif %}
-                    {%- endfor %}
-                from (
-                    {#- The grid: every pane number that can end a window with rows. Each
-                        non-empty pane adds itself and the next n - 1, up to the next non-empty
-                        pane; the first pane of a run also reaches back to its block's start,
-                        so that every suffix a window needs is on the grid. Runs never overlap. -#}
-                    select
-                        {{ ctx.keys_comma }}__sw_grid_pane as __sw_pane,
-                        __sw_grid_pane - pmod(__sw_grid_pane, {{ n }}) as __sw_block
-                        {%- for column in ctx.columns %},
-                        case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column.name }} end as {{ column.name }}
-                        {%- if column.merge == 'mean' %}
-                        {%- for end in ['first', 'last'] %},
-                        case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column.name }}_{{ end }} end as {{ column.name }}_{{ end }}
-                        {%- endfor %}
-                        {%- endif %}
-                        {%- endfor %}
-                    from (
-                        select
-                            *,
-                            lag(__sw_pane) over ({{ by_pane }}) as __sw_previous_pane,
-                            lead(__sw_pane) over ({{ by_pane }}) as __sw_next_pane
-                            {#- a variance's shifts: a prefix with a value holds its block's first
-                                pane with one, a suffix its block's last #}
-                            {%- for column in ctx.columns if column.merge == 'mean' %},
-                            {{ spark_windows._sw_moments_shift(ctx, column, 'first') }} as {{ column.name }}_first,
-                            {{ spark_windows._sw_moments_shift(ctx, column, 'last') }} as {{ column.name }}_last
-                            {%- endfor %}
-                        from (
-                            {{ spark_windows._sw_panes(ctx, condition, by_group=true, pad=' ' * 28) }}
-                        ) as __sw_panes
-                    ) as __sw_linked_panes
-                    lateral view explode(sequence(
-                        case
-                            when __sw_previous_pane is null
-                                or __sw_pane - pmod(__sw_pane, {{ n }}) >= __sw_previous_pane + {{ n }}
-                                then __sw_pane - pmod(__sw_pane, {{ n }})
-                            else __sw_pane
-                        end,
-                        case
-                            when __sw_next_pane is null
-                                or __sw_next_pane - pmod(__sw_next_pane, {{ n }}) >= __sw_pane + {{ n }}
-                                then __sw_pane + {{ n - 1 }}
-                            else __sw_next_pane - 1
-                        end
-                    )) __sw_grid as __sw_grid_pane
-                ) as __sw_grid_panes
-            ) as __sw_running
-        ) as __sw_looked_up
+        {{ spark_windows._sw_two_stacks_merged(ctx, looked_up) }}
     ) as __sw_windows
     where __sw_p1 > 0
+{%- endmacro %}
+
+
+{#- Two stacks, step 1, the grid: every pane number that can end a window with rows. Each
+    non-empty pane adds itself and the next n - 1, up to the next non-empty pane; the first pane
+    of a run also reaches back to its block's start, so that every suffix a window needs is on
+    the grid. Runs never overlap. Blocks are n panes, aligned to pane 0. -#}
+{% macro _sw_two_stacks_grid(ctx, condition) -%}
+    {%- set n = ctx.n -%}
+    {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
+select
+    {{ ctx.keys_comma }}__sw_grid_pane as __sw_pane,
+    __sw_grid_pane - pmod(__sw_grid_pane, {{ n }}) as __sw_block
+    {%- for column in ctx.columns %},
+    case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column.name }} end as {{ column.name }}
+    {%- if column.merge == 'mean' %}
+    {%- for end in ['first', 'last'] %},
+    case when __sw_grid_pane = __sw_linked_panes.__sw_pane then __sw_linked_panes.{{ column.name }}_{{ end }} end as {{ column.name }}_{{ end }}
+    {%- endfor %}
+    {%- endif %}
+    {%- endfor %}
+from (
+    select
+        *,
+        lag(__sw_pane) over ({{ by_pane }}) as __sw_previous_pane,
+        lead(__sw_pane) over ({{ by_pane }}) as __sw_next_pane
+        {#- a variance's shifts: a prefix with a value holds its block's first pane with one, a
+            suffix its block's last #}
+        {%- for column in ctx.columns if column.merge == 'mean' %},
+        {{ spark_windows._sw_moments_shift(ctx, column, 'first') }} as {{ column.name }}_first,
+        {{ spark_windows._sw_moments_shift(ctx, column, 'last') }} as {{ column.name }}_last
+        {%- endfor %}
+    from (
+        {{ spark_windows._sw_panes(ctx, condition, by_group=true, pad=' ' * 8) }}
+    ) as __sw_panes
+) as __sw_linked_panes
+lateral view explode(sequence(
+    case
+        when __sw_previous_pane is null
+            or __sw_pane - pmod(__sw_pane, {{ n }}) >= __sw_previous_pane + {{ n }}
+            then __sw_pane - pmod(__sw_pane, {{ n }})
+        else __sw_pane
+    end,
+    case
+        when __sw_next_pane is null
+            or __sw_next_pane - pmod(__sw_next_pane, {{ n }}) >= __sw_pane + {{ n }}
+            then __sw_pane + {{ n - 1 }}
+        else __sw_next_pane - 1
+    end
+)) __sw_grid as __sw_grid_pane
+{%- endmacro %}
+
+
+{#- Two stacks, step 2: on the grid, each pane's running aggregate from its block's start (the
+    prefix) and to its block's end (the suffix); a variance also keeps its block's shifts. -#}
+{% macro _sw_two_stacks_running(ctx, grid) -%}
+    {%- set in_block = 'partition by ' ~ ctx.keys_comma ~ '__sw_block order by __sw_pane' -%}
+select
+    {{ ctx.keys_comma }}__sw_pane,
+    __sw_block
+    {%- for column in ctx.columns %},
+    {{ spark_windows._sw_running(column, in_block ~ ' rows between unbounded preceding and current row', '_first') }} as {{ column.name }}_prefix,
+    {{ spark_windows._sw_running(column, in_block ~ ' desc rows between unbounded preceding and current row', '_last') }} as {{ column.name }}_suffix
+    {%- if column.merge == 'mean' %},
+    max({{ column.name }}_first) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_prefix_shift,
+    max({{ column.name }}_last) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_suffix_shift
+    {%- endif %}
+    {%- endfor %}
+from (
+    {{ grid | indent(4) }}
+) as __sw_grid_panes
+{%- endmacro %}
+
+
+{#- Two stacks, step 3: the suffix of the previous block from the window's first pane (n - 1
+    panes back); none when the window is exactly one block. -#}
+{% macro _sw_two_stacks_previous_suffix(ctx, running) -%}
+    {%- set n = ctx.n -%}
+    {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
+select
+    *
+    {%- for column in ctx.columns %},
+    case when __sw_pane - __sw_block < {{ n - 1 }} then
+        first_value({{ column.name }}_suffix) over (
+            {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
+        )
+    end as {{ column.name }}_suffix_before
+    {%- if column.merge == 'mean' %},
+    case when __sw_pane - __sw_block < {{ n - 1 }} then
+        first_value({{ column.name }}_suffix_shift) over (
+            {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
+        )
+    end as {{ column.name }}_suffix_shift_before
+    {%- endif %}
+    {%- endfor %}
+from (
+    {{ running | indent(4) }}
+) as __sw_running
+{%- endmacro %}
+
+
+{#- Two stacks, step 4: each window ending at a grid pane, the merge of the previous block's
+    suffix and its own block's prefix. -#}
+{% macro _sw_two_stacks_merged(ctx, looked_up) -%}
+select
+    {{ ctx.keys_comma }}__sw_pane,
+    {%- for column in ctx.columns %}
+    {%- if column.merge in ['mean', 'm2'] %}
+    {{ spark_windows._sw_moments_merge_two(column) }} as {{ column.name }}{{ ',' if not loop.last }}
+    {%- else %}
+    {{ spark_windows._sw_merge_two(column.merge, column.name ~ '_prefix', column.name ~ '_suffix_before') }} as {{ column.name }}{{ ',' if not loop.last }}
+    {%- endif %}
+    {%- endfor %}
+from (
+    {{ looked_up | indent(4) }}
+) as __sw_looked_up
 {%- endmacro %}
