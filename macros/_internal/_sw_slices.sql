@@ -449,7 +449,7 @@ select
     {%- endif %}
     {%- endfor %}
 from (
-    {{ grid | indent(4) }}
+    {{ grid }}
 ) as __sw_grid_panes
 {%- endmacro %}
 
@@ -476,7 +476,7 @@ select
     {%- endif %}
     {%- endfor %}
 from (
-    {{ running | indent(4) }}
+    {{ running }}
 ) as __sw_running
 {%- endmacro %}
 
@@ -494,6 +494,6 @@ select
     {%- endif %}
     {%- endfor %}
 from (
-    {{ looked_up | indent(4) }}
+    {{ looked_up }}
 ) as __sw_looked_up
 {%- endmacro %}
