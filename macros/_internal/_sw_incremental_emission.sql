@@ -1,5 +1,5 @@
 {#- windowed_incremental: when a window is written (emit_policy) and which emission a row is
-    (revision, timing), for every window type. docs/decisions/0005-windowed-incremental.md,
+    (revision, timing), for every window type. docs/design/windowed_incremental.md,
     "Emit policy". -#}
 
 
@@ -22,8 +22,8 @@
 {%- endmacro %}
 
 
-{#- The firing metadata of every window of a staged next version (emit_policy; docs/decisions/
-    0005-windowed-incremental.md, "Emit policy"). `relation` is a subquery with the window's
+{#- The firing metadata of every window of a staged next version (emit_policy; docs/design/
+    windowed_incremental.md, "Emit policy"). `relation` is a subquery with the window's
     columns and
       __sw_old_revision, __sw_old_timing, __sw_old_end  the stored image (all NULL for a window
                         that was not stored);

@@ -1,5 +1,5 @@
 {#- Session windows in windowed_incremental: the SQL of the steps that differ from tumble, hop
-    and cumulate (docs/decisions/0005-windowed-incremental.md, "Sessions").
+    and cumulate (docs/design/windowed_incremental.md, "Sessions across runs").
 
     A run judges its new rows against the stored sessions of their groups: a row is late when
     its own window [t, t + gap) expired (t + gap + allowed_lateness <= W_prev) or overlaps or

@@ -1,7 +1,7 @@
 {#- windowed_incremental: a scheduled dbt run as one micro-batch of a windowed aggregation, with
     an event-time watermark, allowed lateness, late rows kept in `<model>__late`, an optional
     changelog, and re-runs that are safe after a crash. The design, step by step, is in
-    docs/decisions/0005-windowed-incremental.md.
+    docs/design/windowed_incremental.md.
 
     Tables, all in the model's schema:
       <model>             the windows: group_by columns, window_start, window_end, the
