@@ -88,12 +88,22 @@ def events(spark):
     return EVENTS
 
 
-EPOCH_NTZ = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
+
+
+def wall_clock_us(column: str) -> str:
+    """A timestamp_ntz as wall-clock microseconds since 1970-01-01 00:00, read field by field.
+    Not timestampdiff from a timestamp_ntz epoch: Spark 4.3 reads that in the session time zone,
+    and a wall-clock time the zone skips comes out shifted (in Asia/Kathmandu, 1986-01-01 00:00
+    to 00:15, when the offset went from +05:30 to +05:45, is 15 minutes later)."""
+    return (
+        f"(cast(unix_date(cast({column} as date)) as bigint) * 86400000000 + cast(hour({column}) as bigint) * 3600000000"
+        f" + cast(minute({column}) as bigint) * 60000000 + cast(extract(second from {column}) * 1000000 as bigint))"
+    )
 
 
 def bound_us(column: str, wall_clock: bool) -> str:
     """A window bound as microseconds: wall-clock ones for timestamp_ntz, else the instant's."""
-    return f"timestampdiff(MICROSECOND, {EPOCH_NTZ}, {column})" if wall_clock else f"unix_micros({column})"
+    return wall_clock_us(column) if wall_clock else f"unix_micros({column})"
 
 
 def windows(spark, sql: str, wall_clock: bool) -> list[tuple]:
@@ -181,9 +191,8 @@ def ntz_events(spark):
 
 
 def ntz_windows(spark, sql: str) -> list[tuple]:
-    epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
     result = spark.sql(
-        f"select k, timestampdiff(MICROSECOND, {epoch}, window_start), timestampdiff(MICROSECOND, {epoch}, window_end), "
+        f"select k, {wall_clock_us('window_start')}, {wall_clock_us('window_end')}, "
         f"count(*), count(v), sum(v), min(v), max(v) from {sql} group by k, window_start, window_end"
     )
     return sorted((tuple(row) for row in result.collect()), key=repr)
@@ -212,9 +221,8 @@ def test_timestamp_ntz_windows_are_wall_clock_whatever_the_session_zone(
 
     aggregates = {"cnt": "count(*)", "cnt_v": "count(v)", "total": "sum(v)", "mn": "min(v)", "mx": "max(v)"}
     grouped = renderer.call("window_aggregate", ntz_events, "ts", WINDOW_DICTS[macro](args), ["k"], aggregates)
-    epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
     actual = spark.sql(
-        f"select k, timestampdiff(MICROSECOND, {epoch}, window_start), timestampdiff(MICROSECOND, {epoch}, window_end), "
+        f"select k, {wall_clock_us('window_start')}, {wall_clock_us('window_end')}, "
         f"{', '.join(aggregates)} from {grouped}"
     ).collect()
     assert sorted((tuple(row) for row in actual), key=repr) == expected
@@ -234,9 +242,8 @@ def test_timestamp_ntz_sessions_of_window_aggregate_are_wall_clock(spark, render
     grouped = renderer.call(
         "window_aggregate", ntz_events, "ts", {"type": "session", "gap": "3 hours"}, ["k"], aggregates
     )
-    epoch = "cast('1970-01-01 00:00:00' as timestamp_ntz)"
     actual = spark.sql(
-        f"select k, timestampdiff(MICROSECOND, {epoch}, window_start), timestampdiff(MICROSECOND, {epoch}, window_end), "
+        f"select k, {wall_clock_us('window_start')}, {wall_clock_us('window_end')}, "
         f"{', '.join(aggregates)} from {grouped}"
     ).collect()
     assert sorted((tuple(row) for row in actual), key=repr) == sorted(
@@ -257,8 +264,8 @@ def test_timestamp_ntz_sessions_are_wall_clock_and_equal_sparks_session_window(
     assert types["window_start"] == types["window_end"] == types["window_time"] == TimestampNTZType()
     # session_window() merges rows into sessions only as a GROUP BY key
     by_spark = spark.sql(
-        f"select k, timestampdiff(MICROSECOND, {EPOCH_NTZ}, session_window.start), "
-        f"timestampdiff(MICROSECOND, {EPOCH_NTZ}, session_window.end), count(*), count(v), sum(v), min(v), max(v) "
+        f"select k, {wall_clock_us('session_window.start')}, "
+        f"{wall_clock_us('session_window.end')}, count(*), count(v), sum(v), min(v), max(v) "
         f"from {ntz_events} where ts is not null group by k, session_window(ts, '3 hours')"
     ).collect()
     assert sorted((tuple(row) for row in by_spark), key=repr) == expected
