@@ -88,8 +88,6 @@ def events(spark):
     return EVENTS
 
 
-
-
 def wall_clock_us(column: str) -> str:
     """A timestamp_ntz as wall-clock microseconds since 1970-01-01 00:00, read field by field.
     Not timestampdiff from a timestamp_ntz epoch: Spark 4.3 reads that in the session time zone,
