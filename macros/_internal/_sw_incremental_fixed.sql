@@ -180,13 +180,20 @@ from (
 {%- endmacro %}
 
 
+{#- The columns a late row gets, for both window families: the windows it missed (for sessions,
+    its own window [t, t + gap)), the watermark it arrived under and the run's start. -#}
+{% macro _sw_incremental_late_columns(cfg, plan) -%}
+{{ spark_windows._sw_windows_holding(spark_windows._sw_ts_us(cfg.time_col), cfg.spec) }} as missed_windows,
+    {{ spark_windows._sw_us_literal(plan.watermark_prev_us) }} as watermark_at_arrival,
+    {{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+{%- endmacro %}
+
+
 {#- The rows of this run that missed all their windows, with the windows and the watermark. -#}
 {% macro _sw_incremental_late_sql(cfg, model_sql, plan) -%}
 select
     __sw_new.*,
-    {{ spark_windows._sw_windows_holding(spark_windows._sw_ts_us(cfg.time_col), cfg.spec) }} as missed_windows,
-    {{ spark_windows._sw_us_literal(plan.watermark_prev_us) }} as watermark_at_arrival,
-    {{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+    {{ spark_windows._sw_incremental_late_columns(cfg, plan) }}
 from (
     {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
 ) as __sw_new

@@ -485,9 +485,7 @@ with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan)
 
 select
     __sw_late.*,
-    {{ spark_windows._sw_windows_holding(spark_windows._sw_ts_us(cfg.time_col), cfg.spec) }} as missed_windows,
-    {{ spark_windows._sw_us_literal(plan.watermark_prev_us) }} as watermark_at_arrival,
-    {{ spark_windows._sw_us_literal(plan.run_us) }} as run_started_at
+    {{ spark_windows._sw_incremental_late_columns(cfg, plan) }}
 from (
     select *
     from __sw_new
