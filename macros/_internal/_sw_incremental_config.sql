@@ -8,14 +8,8 @@
     windows are the wall clock's (their bounds of type timestamp); in another zone they would
     start at wall-clock times that depend on the zone, so the run is refused. -#}
 {% macro _sw_incremental_check_time_type(cfg, sql) %}
-    {%- set name = modules.re.search('(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)$', cfg.time_col.strip()).group(1) -%}
-    {%- set described = run_query('describe query select * from (' ~ sql ~ ') as __sw_source') -%}
-    {%- set columns = [] -%}
-    {%- for row in described.rows -%}
-        {%- do columns.append((row[0] | string, row[1] | string | lower)) -%}
-    {%- endfor -%}
-    {%- set types = spark_windows._sw_column_types(columns) -%}
-    {%- if types.get(spark_windows._sw_column_key(name)) != 'timestamp_ntz' -%}
+    {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
+    {%- if types.get(spark_windows._sw_column_key(spark_windows._sw_column_name(cfg.time_col))) != 'timestamp_ntz' -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set zone = run_query('select current_timezone()').rows[0][0] | string -%}

@@ -195,13 +195,31 @@
 {% endmacro %}
 
 
+{#- The columns of `sql`, a query, as (name, lower-case type) pairs like _sw_describe's, from
+    DESCRIBE QUERY: Spark analyses the query and reads no row. A query Spark cannot analyse fails
+    here, with Spark's message naming what is wrong. -#}
+{% macro _sw_describe_query(sql) %}
+    {%- set columns = [] -%}
+    {%- for row in run_query('describe query ' ~ sql).rows -%}
+        {%- do columns.append((row[0] | string, row[1] | string | lower)) -%}
+    {%- endfor -%}
+    {{ return(columns) }}
+{% endmacro %}
+
+
 {#- The Spark type (lower case) of `sql`, an expression over the columns of `relation` (a table
-    or view, as _sw_describe takes), from DESCRIBE QUERY: Spark analyses the query and reads no
-    row. An expression Spark cannot analyse fails here, with Spark's message naming it. -#}
+    or view, as _sw_describe takes), none when Spark names none. -#}
 {% macro _sw_expression_type(relation, sql) %}
-    {%- set described = run_query(
-        'describe query select (' ~ sql ~ ') as __sw_value from ' ~ spark_windows._sw_unfiltered(relation) ~ ' as __sw_source') -%}
-    {{ return((described.rows[0][1] | string | lower) if described.rows else none) }}
+    {%- set columns = spark_windows._sw_describe_query(
+        'select (' ~ sql ~ ') as __sw_value from ' ~ spark_windows._sw_unfiltered(relation) ~ ' as __sw_source') -%}
+    {{ return(columns[0][1] if columns else none) }}
+{% endmacro %}
+
+
+{#- The column a column reference names, without its table: `e.event_ts` -> `event_ts`,
+    ``t.`event time` `` -> `` `event time` ``. -#}
+{% macro _sw_column_name(reference) %}
+    {{ return(modules.re.search('(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)$', reference.strip()).group(1)) }}
 {% endmacro %}
 
 

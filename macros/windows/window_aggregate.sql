@@ -55,7 +55,7 @@
 (
     select
         {%- for key in keys %}
-        __sw_walled.{{ modules.re.search('(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*)$', key.strip()).group(1) }},
+        __sw_walled.{{ spark_windows._sw_column_name(key) }},
         {%- endfor %}
         {{ spark_windows._sw_window_columns('unix_micros(__sw_walled.window_start)', 'unix_micros(__sw_walled.window_end)', mode) }}
         {%- for agg in aggs %},
