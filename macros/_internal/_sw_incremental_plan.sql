@@ -16,6 +16,33 @@
 {% endmacro %}
 
 
+{#- Step 2, the check of the rows at or below the newest ingestion time a committed run processed
+    (_sw_incremental_arrival_check_sql): rows there that no run read are refused, with their
+    number, before any table changes; the input's ingestion_time_col must only grow in the order
+    rows become visible. Returns this run's arrival counts (JSON text) for its commit. A state
+    table without arrival counts (written before they existed) checks nothing once: that run
+    counts every row as processed. -#}
+{% macro _sw_incremental_check_arrivals(cfg, model_sql, state_table, state, summary, batch_view=none) %}
+    {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
+    {%- set after_us = state.ingestion_us if checked else none -%}
+    {%- set until_us = [state.ingestion_us, summary.max_ingestion_us] | reject('none') | list -%}
+    {%- set row = run_query(spark_windows._sw_incremental_arrival_check_sql(
+        cfg, model_sql, state_table, after_us, until_us | max if until_us else none)).rows[0] -%}
+    {%- if row[0] | int > 0 -%}
+        {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: " ~ row[0] ~ " rows of " ~ this ~ "'s input have an " ~ cfg.ingestion_col
+            ~ " (ingestion_time_col) at or before " ~ row[1]
+            ~ ", the newest ingestion time its committed runs processed, but were not in the input when those runs read it "
+            ~ "(ingestion times in the hours from " ~ row[2] ~ " to " ~ row[3] ~ "): no run reads them, so their windows would miss them. "
+            ~ "This run changed nothing. Run the model with --full-refresh to compute every window from all rows. "
+            ~ "To avoid it, give each row an ingestion time that only grows in the order rows become visible to the model "
+            ~ "(for example the time its landing job commits), never an earlier time for a later landing.") }}
+    {%- endif -%}
+    {{ return(row[4]) }}
+{% endmacro %}
+
+
 {#- The times and ranges of this run, from the last commit and the scan of the new rows; it reads
     and writes nothing. `rewrite`: the run stages a next version (also when it only has late rows
     to write: the staging table marks the attempt, so a crashed one is found and its rows

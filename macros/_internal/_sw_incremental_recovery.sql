@@ -27,18 +27,19 @@
 {#- The last row of the state table:
     {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint,
     config (the settings as JSON text; none from a state table older than that column),
-    config_column (whether the state table has that column)}; batch_id 0 with --full-refresh,
-    or when the model's relation is not a table. A table of windows written before revision
-    and timing existed is refused. -#}
+    missing_columns (the columns config and arrival_counts, where the state table was written
+    before they existed)}; batch_id 0 with --full-refresh, or when the model's relation is not
+    a table. A table of windows written before revision and timing existed is refused. -#}
 {% macro _sw_incremental_read_state(target, tables, full_refresh) %}
     {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none,
-        'config': none, 'config_column': true} -%}
+        'config': none, 'missing_columns': []} -%}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set existing_state = adapter.get_relation(target.database, target.schema, tables.state.identifier) -%}
     {%- if full_refresh or existing_state is none or (existing is not none and not existing.is_table) -%}
         {{ return(state) }}
     {%- endif -%}
-    {%- set config_column = 'config' in adapter.get_columns_in_relation(existing_state) | map(attribute='name') | map('lower') | list -%}
+    {%- set state_columns = adapter.get_columns_in_relation(existing_state) | map(attribute='name') | map('lower') | list -%}
+    {%- set config_column = 'config' in state_columns -%}
     {%- set rows = run_query(
         'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, '
         ~ ('config' if config_column else 'cast(null as string)') ~ ' from '
@@ -55,7 +56,7 @@
         'pending': row[4],
         'fingerprint': row[5],
         'config': row[6],
-        'config_column': config_column,
+        'missing_columns': ['config', 'arrival_counts'] | reject('in', state_columns) | list,
     }) -%}
     {%- if existing is not none and 'revision' not in adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
         {{ exceptions.raise_compiler_error(

@@ -95,15 +95,70 @@ insert overwrite table {{ relation }} partition (batch_id = {{ batch_id }}) by n
 {%- endmacro %}
 
 
-{#- A state table written before the config column existed gets it. -#}
-{% macro _sw_incremental_add_config_column_sql(state_table) -%}
-alter table {{ state_table }} add columns (config string)
+{#- A state table written before some of its columns existed gets them (`columns`: names of
+    string columns). -#}
+{% macro _sw_incremental_add_state_columns_sql(state_table, columns) -%}
+alter table {{ state_table }} add columns ({% for column in columns %}{{ column }} string{{ ', ' if not loop.last }}{% endfor %})
+{%- endmacro %}
+
+
+{#- The rows of the input at or below the run's newest ingestion time (`until_us`), counted per
+    hour of ingestion time, against what the committed runs processed in each hour (the state's
+    arrival_counts). `after_us`: the newest ingestion time a committed run processed; rows at or
+    below it that no run processed are the input's unprocessed rows. With `after_us` none (a
+    first run, or the first run with arrival counts) no row is checked and every row is counted
+    as this run's. Returns one row: unprocessed_rows, after_us, and the first and last hour
+    holding them (as text in the session's time zone), and this run's arrival counts as JSON ({"<hour us>": rows}). -#}
+{% macro _sw_incremental_arrival_check_sql(cfg, model_sql, state_table, after_us, until_us) -%}
+    {%- set hour_us = 3600000000 -%}
+    {%- set before = 'false' if after_us is none else cfg.ingestion_col ~ ' <= ' ~ spark_windows._sw_us_literal(after_us) -%}
+with __sw_seen as (
+    select
+        {{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.ingestion_col), hour_us) }} as hour_us,
+        count_if({{ before }}) as before_rows,
+        count(*) as all_rows
+    from (
+{{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, until_us) }}
+    ) as __sw_rows
+    group by 1
+),
+
+__sw_processed as (
+    {%- if after_us is none %}
+    select cast(null as bigint) as hour_us, cast(null as bigint) as processed_rows
+    where false
+    {%- else %}
+    select cast(__sw_entry.key as bigint) as hour_us, sum(__sw_entry.value) as processed_rows
+    from {{ state_table }}
+    lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
+    group by 1
+    {%- endif %}
+),
+
+__sw_compared as (
+    select
+        __sw_seen.hour_us,
+        greatest(__sw_seen.before_rows - coalesce(__sw_processed.processed_rows, 0), 0) as unprocessed_rows,
+        __sw_seen.all_rows - __sw_seen.before_rows as run_rows
+    from __sw_seen
+    left join __sw_processed
+        on __sw_seen.hour_us = __sw_processed.hour_us
+)
+
+select
+    coalesce(sum(unprocessed_rows), 0) as unprocessed_rows,
+    date_format({{ spark_windows._sw_us_literal(after_us) }}, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as processed_until,
+    date_format(timestamp_micros(min(case when unprocessed_rows > 0 then hour_us end)), 'yyyy-MM-dd HH:00') as first_hour,
+    date_format(timestamp_micros(max(case when unprocessed_rows > 0 then hour_us end)), 'yyyy-MM-dd HH:00') as last_hour,
+    to_json(map_from_entries(collect_list(case when run_rows > 0 then struct(cast(hour_us as string), run_rows) end))) as arrival_counts
+from __sw_compared
 {%- endmacro %}
 
 
 {#- Step 4, the commit: one row in the state table. From it on the run counts as done; a crash
-    after it is finished by the next run's recovery, which applies `pending` again. -#}
-{% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, fresh_windows, pending, fingerprint) -%}
+    after it is finished by the next run's recovery, which applies `pending` again.
+    `arrival_counts`: the JSON of _sw_incremental_arrival_check_sql (digits, quotes, braces). -#}
+{% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, fresh_windows, pending, fingerprint, arrival_counts) -%}
 insert into {{ state_table }}
 select
     cast({{ batch_id }} as bigint),
@@ -116,7 +171,8 @@ select
     {{ spark_windows._sw_us_literal(plan.run_us) }},
     '{{ pending.identifier if plan.rewrite else '' }}',
     '{{ fingerprint }}',
-    '{{ tojson(cfg.settings, sort_keys=true) | replace('\\', '\\\\') | replace("'", "\\'") }}'
+    '{{ tojson(cfg.settings, sort_keys=true) | replace('\\', '\\\\') | replace("'", "\\'") }}',
+    '{{ arrival_counts }}'
 {%- endmacro %}
 
 

@@ -57,7 +57,8 @@ select
     cast(null as timestamp) as run_started_at,
     cast(null as string) as pending_table,
     cast(null as string) as config_fingerprint,
-    cast(null as string) as config
+    cast(null as string) as config,
+    cast(null as string) as arrival_counts
 where false
 {%- endmacro %}
 

@@ -49,7 +49,8 @@
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
     {%- endif -%}
 
-    {#- 2. One scan of the new rows (sessions read them again: they are cached first). -#}
+    {#- 2. One scan of the new rows (sessions read them again: they are cached first), and one
+           of the ingestion times up to the newest: rows no run read are refused. -#}
     {%- set batch_view = spark_windows._sw_incremental_cache_batch(cfg, sql, target, state) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, batch_view) -%}
     {%- set new_rows = summary.new_rows -%}
@@ -60,6 +61,8 @@
             ~ cfg.ingestion_col ~ " (ingestion_time_col); every row needs its arrival time to be told apart from the rows already processed. "
             ~ "Fill it in or filter those rows out in the model's SQL.") }}
     {%- endif -%}
+
+    {%- set arrival_counts = spark_windows._sw_incremental_check_arrivals(cfg, sql, tables.state, state, summary, batch_view) -%}
 
     {%- if new_rows == 0 and state.batch_id > 0 -%}
         {#- Nothing new: no table changes. -#}
@@ -101,10 +104,10 @@
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
                after it is finished by the next run's step 1. -#}
         {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders) -%}
-        {%- if not state.config_column -%}
-            {%- do run_query(spark_windows._sw_incremental_add_config_column_sql(tables.state)) -%}
+        {%- if state.missing_columns -%}
+            {%- do run_query(spark_windows._sw_incremental_add_state_columns_sql(tables.state, state.missing_columns)) -%}
         {%- endif -%}
-        {%- set commit_sql = spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, fresh_windows, pending, fingerprint) -%}
+        {%- set commit_sql = spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, fresh_windows, pending, fingerprint, arrival_counts) -%}
 
         {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. A
                run with only a commit to write (no staging table) has the commit as its main

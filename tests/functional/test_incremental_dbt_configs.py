@@ -3,12 +3,14 @@ persist_docs, tblproperties, grants), returns every table it keeps to dbt's cach
 the setting that changed since the last run.
 
 A throwaway project in a temporary folder installs spark_windows as a package and holds one
-small model; its input is three rows written in the model, arriving at 08:01, 08:02 and 08:03.
+small model; its input is three rows written in the model, arriving at 08:01, 08:02 and 08:03
+(and, in one test, a fourth that lands after the run of 08:02 with the ingestion time 08:01:30).
 One test adds a session model for its own runs: a merge that empties a partition.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import textwrap
@@ -41,9 +43,16 @@ select page, click_ts, ingested_at
 from values
     ('home', timestamp '2024-05-01 08:00:10', timestamp '2024-05-01 08:01:00'),
     ('home', timestamp '2024-05-01 08:00:40', timestamp '2024-05-01 08:02:00'),
-    ('cart', timestamp '2024-05-01 08:02:30', timestamp '2024-05-01 08:03:00')
+    ('cart', timestamp '2024-05-01 08:02:30', timestamp '2024-05-01 08:03:00'),
+    ('cart', timestamp '2024-05-01 08:01:20', timestamp '2024-05-01 08:01:30')
     as arrivals(page, click_ts, ingested_at)
 where ingested_at <= timestamp '{{ var("until") }}'
+    {%- if not var('landed_late', false) %}
+    and ingested_at <> timestamp '2024-05-01 08:01:30'
+    {%- endif %}
+    {%- if var('retention', false) %}
+    and ingested_at > timestamp '2024-05-01 08:01:00'
+    {%- endif %}
 """
 KEPT = ["page_clicks", "page_clicks__late", "page_clicks__changelog", "page_clicks__state"]
 
@@ -184,9 +193,57 @@ def test_a_state_table_from_before_the_config_column_still_works(project):
     assert [row[0] for row in stored] == [1, 2, 3] and all(row[1] is None for row in stored[:2])
     settings = json.loads(stored[-1][1])
     assert settings["watermark_delay"] == "0 seconds" and settings["group_by"] == ["page"]
+    # the run that adds the arrival counts counts every row so far as processed (none before it)
+    counts = sql(project, f"select arrival_counts from {state} order by batch_id")
+    assert [row[0] for row in counts[:2]] == [None, None]
+    assert json.loads(counts[-1][0]) == {str(hour_us("2024-05-01 08:00")): 3}
     assert settings["window"] == {"type": "tumble", "size": "1 minute"}
     # quotes in the settings survive the SQL literal
     assert settings["aggregates"] == {"clicks": "count(*)", "home_clicks": "count_if(page = 'home')"}
+
+
+def hour_us(text: str) -> int:
+    """Microseconds since the epoch of a UTC time written 'YYYY-MM-DD HH:MM'."""
+    moment = datetime.datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=datetime.timezone.utc)
+    return int(moment.timestamp()) * 1_000_000
+
+
+def test_a_row_landed_at_or_below_the_processed_ingestion_time_fails_the_run_with_its_number(project):
+    """ingestion_time_col must grow in the order rows become visible. A row that lands after the
+    run of 08:02 with the ingestion time 08:01:30 is one no run reads: the next run fails and
+    changes nothing. Rows removed from the input (retention) are no such row."""
+    state = f"{SCHEMA}.page_clicks__state"
+    run(project, "2024-05-01 08:02:00", full_refresh=True)
+    # arrival counts per hour of ingestion time: both rows so far in the hour of 08:00
+    assert [json.loads(row[0]) for row in sql(project, f"select arrival_counts from {state}")] == [
+        {str(hour_us("2024-05-01 08:00")): 2}
+    ]
+
+    shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False, landed_late=True)
+    assert (
+        f"windowed_incremental: 1 rows of {SCHEMA}.page_clicks's input have an ingested_at (ingestion_time_col) "
+        "at or before 2024-05-01 08:02:00.000000, the newest ingestion time its committed runs processed, but were "
+        "not in the input when those runs read it (ingestion times in the hours from 2024-05-01 08:00 to "
+        "2024-05-01 08:00)" in shown
+    ), shown[-3000:]
+    assert "Run the model with --full-refresh" in shown
+    assert [row[0] for row in sql(project, f"select batch_id from {state}")] == [1]
+    assert sql(project, f"select page, clicks from {SCHEMA}.page_clicks") == [("home", 2)]
+
+    # the row of 08:01 removed from the input: fewer rows than processed is no violation
+    run(project, "2024-05-01 08:03:00", retention=True)
+    stored = sql(project, f"select batch_id, new_rows, arrival_counts from {state} order by batch_id")
+    assert [row[:2] for row in stored] == [(1, 2), (2, 1)]
+    assert json.loads(stored[-1][2]) == {str(hour_us("2024-05-01 08:00")): 1}
+
+    # a full refresh reads every row, the late landing too
+    run(project, "2024-05-01 08:03:00", full_refresh=True, landed_late=True)
+    rows = sql(project, f"select page, cast(window_start as string), clicks from {SCHEMA}.page_clicks order by 2")
+    assert rows == [
+        ("home", "2024-05-01 08:00:00", 2),
+        ("cart", "2024-05-01 08:01:00", 1),
+        ("cart", "2024-05-01 08:02:00", 1),
+    ]
 
 
 def test_full_refresh_under_location_root_starts_from_empty_tables(project):

@@ -255,7 +255,7 @@ def test_state_table_and_created_tables_parse(incremental_renderer):
     state = parse(incremental_renderer.call("_sw_incremental_state_ddl", "spark_windows.sensor_vehicles__state",
                                             "location '/data/windows/sensor_vehicles__state'"))  # fmt: skip
     columns = [column.alias_or_name for column in state.expression.selects]
-    assert columns[-3:] == ["pending_table", "config_fingerprint", "config"]
+    assert columns[-4:] == ["pending_table", "config_fingerprint", "config", "arrival_counts"]
     created = incremental_renderer.call(
         "_sw_incremental_create_sql",
         "spark_windows.sensor_vehicles__late",
@@ -265,6 +265,21 @@ def test_state_table_and_created_tables_parse(incremental_renderer):
     )
     assert "location '/data/windows/sensor_vehicles__late'" in created
     parse(created)
+
+
+@pytest.mark.parametrize("after_us", [None, 1714550400000000])
+def test_the_arrival_check_parses_and_reads_the_state_only_with_a_processed_time(incremental_renderer, after_us):
+    cfg = config(incremental_renderer)
+    check = incremental_renderer.call(
+        "_sw_incremental_arrival_check_sql", cfg, "select * from events", "spark_windows.sensor_vehicles__state",
+        after_us, 1714554000000000,
+    )  # fmt: skip
+    parsed = parse(check)
+    assert [column.alias_or_name for column in parsed.selects] == [
+        "unprocessed_rows", "processed_until", "first_hour", "last_hour", "arrival_counts",
+    ]  # fmt: skip
+    assert ("sensor_vehicles__state" in check) == (after_us is not None)
+    assert "ingested_at <= timestamp_micros(1714554000000000)" in check
 
 
 def test_good_config_is_read_in_microseconds(incremental_renderer):
