@@ -167,40 +167,17 @@
         {{ return(none) }}
     {%- endif -%}
     {%- set text = sql.strip() -%}
-    {%- set state = namespace(quote=none, escaped=false, depth=0, open_at=-1, close_at=-1, balanced=true) -%}
-    {%- for char in text if state.close_at < 0 and state.balanced -%}
-        {%- if state.quote is not none -%}
-            {#- in '...' and "..." a backslash escapes the next character; `...` has none -#}
-            {%- if state.escaped -%}
-                {%- set state.escaped = false -%}
-            {%- elif char == '\\' and state.quote != '`' -%}
-                {%- set state.escaped = true -%}
-            {%- elif char == state.quote -%}
-                {%- set state.quote = none -%}
-            {%- endif -%}
-        {%- elif char in ["'", '"', '`'] -%}
-            {%- set state.quote = char -%}
-        {%- elif char == '(' -%}
-            {%- if state.open_at < 0 -%}
-                {%- set state.open_at = loop.index0 -%}
-            {%- endif -%}
-            {%- set state.depth = state.depth + 1 -%}
-        {%- elif char == ')' -%}
-            {%- set state.depth = state.depth - 1 -%}
-            {%- if state.depth < 0 -%}
-                {%- set state.balanced = false -%}
-            {%- elif state.depth == 0 -%}
-                {%- set state.close_at = loop.index0 -%}
-            {%- endif -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if state.open_at < 1 or state.close_at < 0 -%}
+    {%- set scan = spark_windows._sw_scan_sql(text, comments=false) -%}
+    {%- set first = scan.groups[0] if scan.groups else none -%}
+    {#- a parenthesis closed before any opened: the text does not start with a call -#}
+    {%- set stray = scan.stops | selectattr('what', 'equalto', ')') | map(attribute='at') | list -%}
+    {%- if first is none or first.open < 1 or first.close is none or (stray and stray[0] < first.open) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set function = text[:state.open_at].strip().lower() -%}
-    {%- set arg = text[state.open_at + 1:state.close_at].strip() -%}
+    {%- set function = text[:first.open].strip().lower() -%}
+    {%- set arg = text[first.open + 1:first.close].strip() -%}
     {%- if arg == '' or not function.replace('_', '').isalnum() -%}
         {{ return(none) }}
     {%- endif -%}
-    {{ return([function, arg, text[state.close_at + 1:].strip()]) }}
+    {{ return([function, arg, text[first.close + 1:].strip()]) }}
 {% endmacro %}

@@ -15,30 +15,15 @@
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": " ~ arg_name ~ " (" ~ schema ~ ") must be a Spark DDL schema string, such as " ~ example) }}
     {%- endif -%}
-    {%- set state = namespace(depth=0, item='', items=[], quote=false) -%}
-    {%- for char in schema -%}
-        {%- if char == '`' -%}
-            {%- set state.quote = not state.quote -%}
-        {%- endif -%}
-        {%- if not state.quote and char in '<(' -%}
-            {%- set state.depth = state.depth + 1 -%}
-        {%- elif not state.quote and char in '>)' -%}
-            {%- set state.depth = state.depth - 1 -%}
-        {%- endif -%}
-        {%- if char == ',' and state.depth == 0 and not state.quote -%}
-            {%- set state.items = state.items + [state.item] -%}
-            {%- set state.item = '' -%}
-        {%- else -%}
-            {%- set state.item = state.item ~ char -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if state.depth != 0 or state.quote -%}
+    {#- DDL quotes names in backticks only; <...> and (...) nest, and a comma at depth 0 ends a field -#}
+    {%- set scan = spark_windows._sw_scan_sql(schema, quotes='`', brackets='()<>', comments=false) -%}
+    {%- if scan.depth != 0 or scan.quote is not none -%}
         {{ exceptions.raise_compiler_error(
             macro_name ~ ": " ~ arg_name ~ " ('" ~ schema ~ "') has unbalanced <>, () or backticks; expected a Spark DDL schema such as " ~ example) }}
     {%- endif -%}
     {%- set fields = [] -%}
     {%- set seen = [] -%}
-    {%- for item in state.items + [state.item] -%}
+    {%- for item in spark_windows._sw_split_at_commas(schema, scan.commas) -%}
         {%- set match = modules.re.fullmatch('\\s*(`[^`]+`|[A-Za-z_][A-Za-z0-9_]*)\\s*:?\\s+([A-Za-z_]+)(.*?)\\s*', item) -%}
         {%- if not match -%}
             {{ exceptions.raise_compiler_error(

@@ -92,61 +92,31 @@
     literals ('...', "...", a backslash escaping the next character), quoted names (`...`) and
     comments, its parentheses balance and never close more than they opened, it holds no `;`,
     every quote is closed, and every comment ends inside it (a -- comment at a line break, a
-    /* comment at */), so it cannot hide what the macro writes after it. `accepted` says what
-    the argument is, for the message; `shown` is the value to show when `value` is part of it. -#}
+    /* comment at */), so it cannot hide what the macro writes after it (read by _sw_scan_sql).
+    `accepted` says what the argument is, for the message; `shown` is the value to show when
+    `value` is part of it. -#}
 {% macro _sw_require_expression(value, macro_name, arg_name, accepted, shown=none) %}
-    {%- set state = namespace(quote=none, comment=none, escaped=false, depth=0, previous='', problem=none) -%}
-    {%- for char in value if state.problem is none -%}
-        {%- set pair = state.previous ~ char -%}
-        {%- set state.previous = char -%}
-        {%- if state.comment == '--' -%}
-            {%- if char == '\n' -%}
-                {%- set state.comment = none -%}
-            {%- endif -%}
-        {%- elif state.comment == '/*' -%}
-            {%- if pair == '*/' -%}
-                {%- set state.comment = none -%}
-                {%- set state.previous = '' -%}
-            {%- endif -%}
-        {%- elif state.quote is not none -%}
-            {%- if state.escaped -%}
-                {%- set state.escaped = false -%}
-            {%- elif char == '\\' and state.quote != '`' -%}
-                {%- set state.escaped = true -%}
-            {%- elif char == state.quote -%}
-                {%- set state.quote = none -%}
-                {%- set state.previous = '' -%}
-            {%- endif -%}
-        {%- elif pair in ['--', '/*'] -%}
-            {%- set state.comment = pair -%}
-            {%- set state.previous = '' -%}
-        {%- elif pair == '*/' -%}
-            {%- set state.problem = "closes a comment (*/) it did not open" -%}
-        {%- elif char in ["'", '"', '`'] -%}
-            {%- set state.quote = char -%}
-        {%- elif char == '(' -%}
-            {%- set state.depth = state.depth + 1 -%}
-        {%- elif char == ')' -%}
-            {%- set state.depth = state.depth - 1 -%}
-            {%- if state.depth < 0 -%}
-                {%- set state.problem = "closes a parenthesis it did not open" -%}
-            {%- endif -%}
-        {%- elif char == ';' -%}
-            {%- set state.problem = "holds a ';'" -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if state.problem is none and state.comment == '--' -%}
-        {%- set state.problem = "ends inside a -- comment (end it with a line break)" -%}
-    {%- elif state.problem is none and state.comment == '/*' -%}
-        {%- set state.problem = "leaves a /* comment open" -%}
-    {%- elif state.problem is none and state.quote is not none -%}
-        {%- set state.problem = "leaves a quote (" ~ state.quote ~ ") open" -%}
-    {%- elif state.problem is none and state.depth > 0 -%}
-        {%- set state.problem = "leaves a parenthesis open" -%}
+    {%- set scan = spark_windows._sw_scan_sql(value) -%}
+    {%- set stopped_by = {
+        ')': "closes a parenthesis it did not open",
+        ';': "holds a ';'",
+        '*/': "closes a comment (*/) it did not open",
+    } -%}
+    {%- set problem = none -%}
+    {%- if scan.stops -%}
+        {%- set problem = stopped_by[scan.stops[0].what] -%}
+    {%- elif scan.comment == '--' -%}
+        {%- set problem = "ends inside a -- comment (end it with a line break)" -%}
+    {%- elif scan.comment == '/*' -%}
+        {%- set problem = "leaves a /* comment open" -%}
+    {%- elif scan.quote is not none -%}
+        {%- set problem = "leaves a quote (" ~ scan.quote ~ ") open" -%}
+    {%- elif scan.depth > 0 -%}
+        {%- set problem = "leaves a parenthesis open" -%}
     {%- endif -%}
-    {%- if state.problem is not none -%}
+    {%- if problem is not none -%}
         {{ exceptions.raise_compiler_error(
-            macro_name ~ ": " ~ arg_name ~ " ('" ~ (value if shown is none else shown) ~ "') " ~ state.problem ~ "; it must be one self-contained SQL "
+            macro_name ~ ": " ~ arg_name ~ " ('" ~ (value if shown is none else shown) ~ "') " ~ problem ~ "; it must be one self-contained SQL "
             ~ "expression (balanced parentheses, closed quotes and comments, no ';'): " ~ accepted) }}
     {%- endif -%}
 {% endmacro %}

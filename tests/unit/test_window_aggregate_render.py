@@ -253,6 +253,27 @@ def test_string_literals_reach_the_sql_as_written(renderer, kind, aggregate, lit
         assert "odd)  column" in {node.name for node in tree.find_all(exp.Identifier)}
 
 
+@pytest.mark.parametrize(
+    "sql, split",
+    [
+        ("count(*)", ["count", "*", ""]),
+        ("  Sum( v )  filter (where k = ')')", ["sum", "v", "filter (where k = ')')"]),
+        ("max(`a)`) / 2", ["max", "`a)`", "/ 2"]),
+        # an escaped quote stays inside the literal; -- is no comment to the split
+        ("max(',\\')') -- (", ["max", "',\\')'", "-- ("]),
+        (")f(x)", None),
+        ("f)((x))", None),
+        ("(x)", None),
+        ("f(x", None),
+        ("f()", None),
+        ("a.b(x)", None),
+    ],
+    ids=repr,
+)
+def test_an_aggregate_splits_into_function_argument_and_tail(renderer, sql, split):
+    assert renderer.call("_sw_split_call", sql) == split
+
+
 @pytest.mark.parametrize("kind", ["tumble", "hop", "cumulate"])
 @pytest.mark.parametrize("sql", ["sum(all v)", "sum(ALL v)", "avg(all(v))", "count(All\n v)", "max(all v)"])
 def test_the_all_quantifier_is_dropped_from_sliced_arguments(renderer, kind, sql):
