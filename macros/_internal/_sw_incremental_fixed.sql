@@ -66,7 +66,7 @@ select
     count_if({{ late }}) as late_rows,
     min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
     max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
-from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us) | indent(4) ~ '\n)' }} as __sw_new
+from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us) ~ '\n)' }} as __sw_new
 {%- endmacro %}
 
 
@@ -98,7 +98,7 @@ from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
 with __sw_new as (
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) }}
 ),
 
 __sw_touched as (
@@ -110,7 +110,7 @@ __sw_touched as (
 ),
 
 __sw_scope as (
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.until_us) | indent(4) }}
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.until_us) }}
         and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.scope_from_us) }}
         and {{ cfg.time_col }} < {{ spark_windows._sw_us_literal(plan.scope_until_us) }}
 ),
@@ -175,7 +175,7 @@ select
     __sw_fresh_window,
     {{ spark_windows._sw_incremental_partition(cfg) }} as window_partition
 from (
-    {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') | indent(4) }}
+    {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') }}
 ) as __sw_fired
 {%- endmacro %}
 
@@ -195,7 +195,7 @@ select
     __sw_new.*,
     {{ spark_windows._sw_incremental_late_columns(cfg, plan) }}
 from (
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) }}
 ) as __sw_new
 where {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
 {%- endmacro %}

@@ -53,7 +53,7 @@ __sw_new as (
     select * from {{ plan.batch_view }}
     where {{ cfg.ingestion_col }} <= {{ spark_windows._sw_us_literal(plan.until_us) }}
     {%- else %}
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) | indent(4) }}
+    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) }}
     {%- endif %}
 ),
 
@@ -68,7 +68,7 @@ __sw_candidates as (
     {%- if plan.get('candidates_view') %}
     select * from {{ plan.candidates_view }}
     {%- else %}
-    {{ spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan) | indent(4) }}
+    {{ spark_windows._sw_incremental_session_candidates_sql(cfg, target, plan) }}
     {%- endif %}
 ),
 
@@ -305,7 +305,7 @@ __sw_fresh as (
         {%- for name, sql, merge in merges %},
         {{ merge }}({{ name }}) as {{ name }}
         {%- endfor %}
-    from {{ spark_windows._sw_session_numbered('select * from __sw_elements', keys, none) | indent(4) }} as __sw_numbered
+    from {{ spark_windows._sw_session_numbered('select * from __sw_elements', keys, none) }} as __sw_numbered
     group by {{ (keys + ['__sw_session_index']) | join(', ') }}
 )
 {%- else %}
@@ -314,7 +314,7 @@ __sw_fresh as (
 __sw_earlier as (
     select __sw_a.*
     from (
-        {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.after_us) | indent(8) }}
+        {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.after_us) }}
             and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.touched_min_start_us) }}
             and {{ cfg.time_col }} <= {{ spark_windows._sw_us_literal(plan.touched_max_end_us - gap_us) }}
     ) as __sw_a
@@ -375,32 +375,67 @@ __sw_fresh as (
       drop   each stored partition the run read: when no fresh or kept row is in it (its every
              session moved into a merge), the rewrite removes it (_sw_incremental_apply). -#}
 {% macro _sw_incremental_session_pending_sql(cfg, model_sql, target, late_table, plan) -%}
-    {%- set keys = cfg.group_cols -%}
-    {%- set columns = spark_windows._sw_incremental_session_columns(cfg) -%}
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
-    {%- set firing = spark_windows._sw_incremental_firing_columns(cfg).split(', ') -%}
 with {{ spark_windows._sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan) }},
 {%- if with_stored %}
 
+{{ spark_windows._sw_incremental_session_stored_cte(cfg, target, plan) }},
+
+{{ spark_windows._sw_incremental_session_kept_cte(cfg, reread) }},
+{%- endif %}
+
+{{ spark_windows._sw_incremental_session_next_cte(cfg, with_stored, reread) }}
+
+{{ spark_windows._sw_incremental_session_next_rows(cfg, plan) }}
+{%- if reread %}
+
+union all
+
+{{ spark_windows._sw_incremental_session_old_rows(cfg, plan) }}
+{%- endif %}
+{%- if with_stored %}
+
+union all
+
+{{ spark_windows._sw_incremental_session_drop_rows(cfg) }}
+{%- endif %}
+{%- endmacro %}
+
+
+{#- Session `__sw_a` is session `__sw_b`: the same group and window_start. -#}
+{% macro _sw_incremental_session_identity(cfg) -%}
+    {{ spark_windows._sw_incremental_keys_match(cfg.group_cols) }} and __sw_a.window_start = __sw_b.window_start
+{%- endmacro %}
+
+
+{#- __sw_stored: the stored sessions of the partitions the run rewrites (plan.partition_ranges). -#}
+{% macro _sw_incremental_session_stored_cte(cfg, target, plan) -%}
 __sw_stored as (
-    select {{ columns }}, is_final, revision, timing, window_partition
+    select {{ spark_windows._sw_incremental_session_columns(cfg) }}, is_final, revision, timing, window_partition
     from {{ target }}
     where {% for range in plan.partition_ranges -%}
         {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
     {%- endfor %}
-),
+)
+{%- endmacro %}
 
+
+{#- __sw_kept: the sessions of __sw_stored that no accepted row touched (all, unless `reread`). -#}
+{% macro _sw_incremental_session_kept_cte(cfg, reread) -%}
 __sw_kept as (
     select __sw_a.*
     from __sw_stored as __sw_a
     {%- if reread %}
     left anti join __sw_touched as __sw_b
-        on {{ spark_windows._sw_incremental_keys_match(keys) }} and __sw_a.window_start = __sw_b.window_start
+        on {{ spark_windows._sw_incremental_session_identity(cfg) }}
     {%- endif %}
-),
-{%- endif %}
+)
+{%- endmacro %}
 
+
+{#- __sw_next: the fresh sessions with the stored image of the same session, and the kept ones. -#}
+{% macro _sw_incremental_session_next_cte(cfg, with_stored, reread) -%}
 __sw_next as (
     select
         {{ spark_windows._sw_incremental_session_columns(cfg, '__sw_a') }},
@@ -411,43 +446,49 @@ __sw_next as (
         __sw_b.revision as __sw_old_revision,
         __sw_b.timing as __sw_old_timing,
         __sw_b.window_end as __sw_old_end
-    from __sw_fresh as __sw_a
-    left join __sw_touched as __sw_b
-        on {{ spark_windows._sw_incremental_keys_match(keys) }} and __sw_a.window_start = __sw_b.window_start
         {%- else %}
         true as __sw_changed,
         cast(null as int) as __sw_old_revision,
         cast(null as string) as __sw_old_timing,
         cast(null as timestamp) as __sw_old_end
-    from __sw_fresh as __sw_a
         {%- endif %}
+    from __sw_fresh as __sw_a
+    {%- if reread %}
+    left join __sw_touched as __sw_b
+        on {{ spark_windows._sw_incremental_session_identity(cfg) }}
+    {%- endif %}
     {%- if with_stored %}
     union all
-    select {{ columns }}, 'kept' as __sw_role, false as __sw_changed, revision, timing, window_end
+    select {{ spark_windows._sw_incremental_session_columns(cfg) }}, 'kept' as __sw_role, false as __sw_changed, revision, timing, window_end
     from __sw_kept
     {%- endif %}
 )
+{%- endmacro %}
 
+
+{#- Rows of roles fresh and kept: __sw_next with is_final, firing metadata and partition. -#}
+{% macro _sw_incremental_session_next_rows(cfg, plan) -%}
 select
-    {{ columns }},
+    {{ spark_windows._sw_incremental_session_columns(cfg) }},
     {%- if plan.watermark_us is none %}
     false as is_final,
     {%- else %}
     unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
     {%- endif %}
-    {{ firing | join(', ') }},
+    {{ spark_windows._sw_incremental_firing_columns(cfg) }},
     __sw_role,
     __sw_role = 'fresh' as __sw_fresh_window,
     {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
 from (
-    {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') | indent(4) }}
+    {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') }}
 ) as __sw_fired
-{%- if reread %}
+{%- endmacro %}
 
-union all
 
+{#- Rows of role old: each touched session as stored, with whether it was shown; never emitted. -#}
+{% macro _sw_incremental_session_old_rows(cfg, plan) -%}
 select
-    {{ columns }},
+    {{ spark_windows._sw_incremental_session_columns(cfg) }},
     is_final,
     revision,
     timing,
@@ -461,20 +502,20 @@ select
     false as __sw_fresh_window,
     window_partition
 from __sw_touched
-{%- endif %}
-{%- if with_stored %}
+{%- endmacro %}
 
-union all
 
+{#- Rows of role drop: one per partition of __sw_stored, every other column NULL. -#}
+{% macro _sw_incremental_session_drop_rows(cfg) -%}
+    {%- set firing = spark_windows._sw_incremental_firing_columns(cfg).split(', ') -%}
 select
-    {%- for column in keys + ['window_start', 'window_end'] + cfg.agg_names + ['is_final'] + firing %}
+    {%- for column in cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final'] + firing %}
     null as {{ column }},
     {%- endfor %}
     'drop' as __sw_role,
     false as __sw_fresh_window,
     window_partition
 from (select distinct window_partition from __sw_stored) as __sw_a
-{%- endif %}
 {%- endmacro %}
 
 

@@ -29,7 +29,7 @@
                 else 1
             end as __sw_starts_session
         from (
-            {{ rows_sql | indent(12) }}
+            {{ rows_sql }}
         ) as __sw_rows
     ) as __sw_marked
 )
@@ -61,7 +61,7 @@
             {%- else %}
             max(__sw_ts + __sw_gap_us) over (partition by {{ by_session }}) as __sw_session_end
             {%- endif %}
-        from {{ spark_windows._sw_session_numbered(rows_sql, key_aliases, gap_us) | indent(8) }} as __sw_numbered
+        from {{ spark_windows._sw_session_numbered(rows_sql, key_aliases, gap_us) }} as __sw_numbered
     ) as __sw_sessions
 )
 {%- endmacro %}
@@ -90,7 +90,7 @@ where {{ time_col }} is not null
         {%- for agg in aggs %},
         {{ agg.sql }} as {{ agg.name }}
         {%- endfor %}
-    from {{ spark_windows._sw_session_numbered(rows_sql, keys, gap_us) | indent(4) }} as __sw_numbered
+    from {{ spark_windows._sw_session_numbered(rows_sql, keys, gap_us) }} as __sw_numbered
     group by {{ (keys + ['__sw_session_index']) | join(', ') }}
 )
 {%- endmacro %}

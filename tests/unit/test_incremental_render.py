@@ -693,3 +693,40 @@ def test_the_materialization_names_its_statements_and_shows_its_main_one():
     assert not re.search(r"run_query\(\s*['\"]", body), "a statement written in the body"
     assert "cfg.session" not in body
     assert body.count("{%- call statement('main') -%}") == 3
+
+
+# a model whose SQL holds a string literal over two lines: every statement must keep it as written
+MULTILINE_SQL = "select *, 'line one\n  line two' as note from spark_windows.raw_readings"
+
+
+@pytest.mark.parametrize("moment", STATES)
+def test_every_statement_keeps_the_models_sql_as_written(incremental_renderer, session_renderer, moment):
+    """Indenting the model's SQL inside a statement would change its string literals."""
+    renderer = incremental_renderer
+    cfg = config(renderer, emit="changelog")
+    state = dict(STATES[moment])
+    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY)
+    fixed = [
+        renderer.call("_sw_incremental_summary_sql", cfg, MULTILINE_SQL, state),
+        renderer.call("_sw_incremental_pending_sql", cfg, MULTILINE_SQL, Target(), plan),
+        renderer.call("_sw_incremental_late_sql", cfg, MULTILINE_SQL, plan),
+        renderer.call("_sw_incremental_arrival_check_sql", cfg, MULTILINE_SQL, "t__state", state["ingestion_us"], 1),
+    ]
+    renderer = session_renderer
+    renderer.touch_answer = [1, 2, SUMMARY["min_update_us"] - 30 * MINUTE, SUMMARY["max_update_us"]]
+    renderer.queries.clear()
+    cfg = renderer.call("_sw_incremental_config", Config({**SESSION, "aggregates": NEEDS_ROWS}))
+    batch_view = renderer.call("_sw_incremental_cache_batch", cfg, MULTILINE_SQL, Target(), state)
+    before = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view)
+    touch = renderer.call("_sw_incremental_touch", cfg, MULTILINE_SQL, Target(), before)
+    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view, touch)
+    renderer.call("_sw_incremental_cache_fresh", cfg, MULTILINE_SQL, Target(), {"late": "late_t"}, plan)
+    sessions = [
+        *renderer.queries,
+        renderer.call("_sw_incremental_session_pending_sql", cfg, MULTILINE_SQL, Target(), "late_t", plan),
+        renderer.call("_sw_incremental_session_late_sql", cfg, MULTILINE_SQL, Target(), plan),
+    ]
+    for text in fixed + sessions:
+        assert text.count("raw_readings") == text.count(MULTILINE_SQL), text
+    assert all("raw_readings" in text for text in fixed)
+    assert any("raw_readings" in text for text in sessions)
