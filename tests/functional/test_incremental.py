@@ -72,8 +72,8 @@ def assert_state_matches(actual: dict, models: dict[str, Model], where: str) -> 
 
 
 def run_arrived(until: str, full_refresh: bool = False) -> None:
-    command = ["run", "--select", "raw_sensor_readings+", "--vars", json.dumps({"arrived_until": until})]
-    run_dbt(command + (["--full-refresh"] if full_refresh else []))
+    command = ["run", "--select", "raw_sensor_readings+"] + (["--full-refresh"] if full_refresh else [])
+    run_dbt(command, env={"SPARK_WINDOWS_ARRIVED_UNTIL": until})
 
 
 def test_replay_of_out_of_order_batches_matches_the_reference_model(warehouse):

@@ -30,13 +30,13 @@ MODEL = """
     window={'type': 'tumble', 'size': '1 minute'},
     group_by=['page'],
     aggregates={'clicks': 'count(*)', 'home_clicks': "count_if(page = 'home')"},
-    watermark_delay=var('delay', '0 seconds'),
+    watermark_delay=env_var('CLICKS_DELAY', '0 seconds'),
     emit='changelog',
-    emit_policy=var('emit_policy', 'every_run'),
-    location_root=var('location_root'),
+    emit_policy=env_var('CLICKS_EMIT_POLICY', 'every_run'),
+    location_root=env_var('CLICKS_LOCATION_ROOT'),
     persist_docs={'relation': true},
     tblproperties={'owner_team': 'traffic'},
-    grants=({'select': ['analysts']} if var('with_grants', false) else {}),
+    grants=({'select': ['analysts']} if env_var('CLICKS_WITH_GRANTS', '') else {}),
 ) }}
 
 select page, click_ts, ingested_at
@@ -46,11 +46,11 @@ from values
     ('cart', timestamp '2024-05-01 08:02:30', timestamp '2024-05-01 08:03:00'),
     ('cart', timestamp '2024-05-01 08:01:20', timestamp '2024-05-01 08:01:30')
     as arrivals(page, click_ts, ingested_at)
-where ingested_at <= timestamp '{{ var("until") }}'
-    {%- if not var('landed_late', false) %}
+where ingested_at <= timestamp '{{ env_var("CLICKS_UNTIL") }}'
+    {%- if not env_var('CLICKS_LANDED_LATE', '') %}
     and ingested_at <> timestamp '2024-05-01 08:01:30'
     {%- endif %}
-    {%- if var('retention', false) %}
+    {%- if env_var('CLICKS_RETENTION', '') %}
     and ingested_at > timestamp '2024-05-01 08:01:00'
     {%- endif %}
 """
@@ -101,6 +101,18 @@ def project(tmp_path_factory, dbt_target) -> dict:
     }
 
 
+def inputs(project: dict, until: str, **variables) -> dict[str, str]:
+    """The models' inputs, as the environment variables CLICKS_<NAME> they read (a flag is set
+    when true, left out when false). Not dbt vars: a change of vars makes dbt parse the whole
+    project again, a changed environment variable only the files that read it."""
+    variables = {"until": until, "location_root": str(project["lake"]), **variables}
+    return {
+        f"CLICKS_{name.upper()}": "true" if value is True else str(value)
+        for name, value in variables.items()
+        if value is not False
+    }
+
+
 def run(project: dict, until: str, expect_pass: bool = True, full_refresh: bool = False, **variables):
     """Runs the model; returns what dbt showed (messages of its events) and its cache actions."""
     shown, cache = [], []
@@ -110,9 +122,8 @@ def run(project: dict, until: str, expect_pass: bool = True, full_refresh: bool 
         if event.info.name == "CacheAction":
             cache.append(event.data)
 
-    args = ["run", "--log-cache-events", "--vars", json.dumps(
-        {"until": until, "location_root": str(project["lake"]), **variables})]  # fmt: skip
-    result = run_dbt(args + (["--full-refresh"] if full_refresh else []), expect_pass, project["root"], [listen])
+    args = ["run", "--log-cache-events"] + (["--full-refresh"] if full_refresh else [])
+    result = run_dbt(args, expect_pass, project["root"], [listen], inputs(project, until, **variables))
     return "\n".join([str(result.exception), *shown]), cache
 
 
@@ -267,12 +278,13 @@ def test_refused_configs_are_reported_together_by_dbt(project):
         ).replace("emit='changelog'", "emit='upserts'")
     )
     shown = []
-    args = ["run", "--select", "bad_clicks", "--vars", json.dumps(
-        {"until": "2024-05-01 08:01:00", "location_root": str(project["lake"])})]  # fmt: skip
+    env = inputs(project, "2024-05-01 08:01:00")
     try:
         # dbt compile renders the model's SQL but never runs its materialization: it passes
-        run_dbt(["compile", *args[1:]], True, root)
-        result = run_dbt(args, False, root, [lambda event: shown.append(str(event.info.msg))])
+        run_dbt(["compile", "--select", "bad_clicks"], True, root, env=env)
+        result = run_dbt(
+            ["run", "--select", "bad_clicks"], False, root, [lambda event: shown.append(str(event.info.msg))], env
+        )
     finally:
         bad.unlink()
     text = "\n".join([str(result.exception), *shown])
@@ -348,7 +360,7 @@ from values
     ('home', timestamp '2024-05-01 07:58:00', timestamp '2024-05-01 08:02:00'),
     ('home', timestamp '2024-05-01 07:59:30', timestamp '2024-05-01 08:02:00')
     as arrivals(page, click_ts, ingested_at)
-where ingested_at <= timestamp '{{ var("until") }}'
+where ingested_at <= timestamp '{{ env_var("CLICKS_UNTIL") }}'
 """
 
 
@@ -362,8 +374,7 @@ def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one
     sessions = f"select page, cast(window_start as string), cast(window_end as string), clicks from {table}"
 
     def run_sessions(until: str, *extra: str) -> None:
-        variables = json.dumps({"until": until, "location_root": str(project["lake"])})
-        run_dbt(["run", "--select", "page_sessions", "--vars", variables, *extra], project_dir=project["root"])
+        run_dbt(["run", "--select", "page_sessions", *extra], project_dir=project["root"], env=inputs(project, until))
 
     try:
         run_sessions("2024-05-01 08:01:00", "--full-refresh")

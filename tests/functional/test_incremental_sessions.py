@@ -12,7 +12,6 @@ checks that they all occur).
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
@@ -40,8 +39,8 @@ def assert_run_times_agree(rows_of, where: str, name: str = MODEL) -> None:
 
 
 def run_clicks(until: str, full_refresh: bool = False) -> None:
-    command = ["run", "--select", "raw_clicks+", "--vars", json.dumps({"clicks_arrived_until": until})]
-    run_dbt(command + (["--full-refresh"] if full_refresh else []))
+    command = ["run", "--select", "raw_clicks+"] + (["--full-refresh"] if full_refresh else [])
+    run_dbt(command, env={"SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": until})
 
 
 def session_tables(rows_of) -> dict:
@@ -84,7 +83,7 @@ def test_replay_of_session_windows_matches_the_reference_model(warehouse):
     assert len(shown) < len(on_watermark.table)
     # the model's data tests hold on the table the runs built: no overlapping sessions, and every
     # click with a time is counted once, in a session or in the late table
-    run_dbt(["test", "--select", MODEL, "--vars", json.dumps({"clicks_arrived_until": CUTS[-1]})])
+    run_dbt(["test", "--select", MODEL], env={"SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": CUTS[-1]})
 
     # --full-refresh: one first run over all rows; the rows late before now join sessions
     run_clicks(CUTS[-1], full_refresh=True)

@@ -23,15 +23,29 @@ def configure_environment(state_dir: Path, target: str) -> None:
 
 
 def run_dbt(
-    args: list[str], expect_pass: bool = True, project_dir: Path = PROJECT_DIR, callbacks: list | None = None
+    args: list[str],
+    expect_pass: bool = True,
+    project_dir: Path = PROJECT_DIR,
+    callbacks: list | None = None,
+    env: dict[str, str] | None = None,
 ) -> dbtRunnerResult:
-    """Runs `dbt <args>` in this process from the project directory; `callbacks` get dbt's events."""
+    """Runs `dbt <args>` in this process from the project directory; `callbacks` get dbt's events.
+    `env`: environment variables set for this invocation only. Inputs that change from one run to
+    the next go there rather than in --vars: dbt parses the whole project again whenever its vars
+    change, but only the files that read an environment variable when that one changes."""
     cwd = os.getcwd()
+    before = {name: os.environ.get(name) for name in env or {}}
     os.chdir(project_dir)
+    os.environ.update(env or {})
     try:
         result = dbtRunner(callbacks=callbacks or []).invoke([*args, "--project-dir", str(project_dir)])
     finally:
         os.chdir(cwd)
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     if result.success != expect_pass:
         detail = result.exception or _failures(result)
         raise DbtFailed(

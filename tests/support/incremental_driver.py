@@ -111,13 +111,13 @@ def main() -> int:
         if args.seed:
             run_dbt(["seed", "--select", "sensor_readings_arrivals", "click_arrivals"])
         for index, until in enumerate(args.until):
-            arrived = {"arrived_until": until, "clicks_arrived_until": until}
-            command = ["run", "--select", "raw_sensor_readings+", "raw_clicks+", "--vars", json.dumps(arrived)]
+            arrived = {"SPARK_WINDOWS_ARRIVED_UNTIL": until, "SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": until}
+            command = ["run", "--select", "raw_sensor_readings+", "raw_clicks+"]
             if args.full_refresh and index == 0:
                 command.append("--full-refresh")
             print(f"START {until}", flush=True)
             began = time.monotonic()
-            run_dbt(command)
+            run_dbt(command, env=arrived)
             print(f"DONE {until} {time.monotonic() - began:.2f}", flush=True)
     except AssertionError as error:
         print(f"FAILED {error}", flush=True)
