@@ -81,12 +81,6 @@ create table {{ pending }} using parquet as
 {%- endmacro %}
 
 
-{#- How many windows of the staging table the run's new rows changed (the state's windows_updated). -#}
-{% macro _sw_incremental_fresh_windows_sql(pending) -%}
-select count_if(__sw_fresh_window) from {{ pending }}
-{%- endmacro %}
-
-
 {#- The rows of batch `batch_id` in the late or changelog table (partitioned by batch_id): a
     repeated run overwrites what an uncommitted attempt wrote. -#}
 {% macro _sw_incremental_batch_overwrite_sql(relation, batch_id, select_sql) -%}
@@ -157,8 +151,9 @@ from __sw_compared
 
 {#- Step 4, the commit: one row in the state table. From it on the run counts as done; a crash
     after it is finished by the next run's recovery, which applies `pending` again.
+    windows_updated: how many windows of the staging table the run's new rows changed.
     `arrival_counts`: the JSON of _sw_incremental_arrival_check_sql (digits, quotes, braces). -#}
-{% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, fresh_windows, pending, fingerprint, arrival_counts) -%}
+{% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
 insert into {{ state_table }}
 select
     cast({{ batch_id }} as bigint),
@@ -167,7 +162,11 @@ select
     {{ spark_windows._sw_us_literal(plan.watermark_us) }},
     cast({{ new_rows }} as bigint),
     cast({{ plan.late_rows }} as bigint),
-    cast({{ fresh_windows }} as bigint),
+    {%- if plan.rewrite %}
+    (select count_if(__sw_fresh_window) from {{ pending }}),
+    {%- else %}
+    cast(0 as bigint),
+    {%- endif %}
     {{ spark_windows._sw_us_literal(plan.run_us) }},
     '{{ pending.identifier if plan.rewrite else '' }}',
     '{{ fingerprint }}',

@@ -82,9 +82,6 @@
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog. -#}
         {%- if plan.rewrite -%}
             {%- do run_query(spark_windows._sw_incremental_stage_sql(pending, steps.stage)) -%}
-            {%- set fresh_windows = run_query(spark_windows._sw_incremental_fresh_windows_sql(pending)).rows[0][0] | int -%}
-        {%- else -%}
-            {%- set fresh_windows = 0 -%}
         {%- endif -%}
         {%- if not plan.target_exists -%}
             {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(target,
@@ -107,7 +104,7 @@
         {%- if state.missing_columns -%}
             {%- do run_query(spark_windows._sw_incremental_add_state_columns_sql(tables.state, state.missing_columns)) -%}
         {%- endif -%}
-        {%- set commit_sql = spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, fresh_windows, pending, fingerprint, arrival_counts) -%}
+        {%- set commit_sql = spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
 
         {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. A
                run with only a commit to write (no staging table) has the commit as its main

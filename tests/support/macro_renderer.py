@@ -12,6 +12,7 @@ of block dbt reads from ``macros/``, named as dbt registers them: ``{% macro x %
 from __future__ import annotations
 
 import datetime
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,6 +284,8 @@ class MacroRenderer:
                     re=re, datetime=datetime, pytz={name: getattr(pytz, name) for name in pytz.__all__}
                 ),
                 "adapter": _Adapter(self, adapter_type),
+                # dbt's tojson (json.dumps; its `default` is left out)
+                "tojson": lambda value, sort_keys=False: json.dumps(value, sort_keys=sort_keys),
                 # dbt's `execute`: false while it parses the project, true when it compiles a model
                 "execute": execute,
                 # dbt's run_query, for the queries macros ask while compiling: Spark's version,

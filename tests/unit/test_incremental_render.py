@@ -730,3 +730,23 @@ def test_every_statement_keeps_the_models_sql_as_written(incremental_renderer, s
         assert text.count("raw_readings") == text.count(MULTILINE_SQL), text
     assert all("raw_readings" in text for text in fixed)
     assert any("raw_readings" in text for text in sessions)
+
+
+@pytest.mark.parametrize("rewrite", [True, False])
+def test_the_commit_counts_the_updated_windows_in_its_own_statement(incremental_renderer, rewrite):
+    cfg = config(incremental_renderer)
+    plan = {
+        **incremental_renderer.call("_sw_incremental_plan", cfg, dict(STATES["later run"]), SUMMARY),
+        "rewrite": rewrite,
+    }
+    commit = parse(
+        incremental_renderer.call(
+            "_sw_incremental_commit_sql", cfg, "t__state", 4, plan, 40, Target(), "f1", '{"1714550400000000":40}'
+        )
+    )
+    values = commit.expression.selects
+    assert len(values) == 12
+    counted = values[6].find(exp.Subquery)
+    assert (counted is not None) == rewrite
+    if rewrite:
+        assert counted.sql(dialect="spark") == "(SELECT COUNT_IF(__sw_fresh_window) FROM spark_windows.sensor_vehicles)"
