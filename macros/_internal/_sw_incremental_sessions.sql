@@ -169,11 +169,12 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 
 
 {#- Caches `sql` (a query without a WITH clause) as the temporary view `__sw_<name>_<model>` of
-    this connection, and returns the view's name. -#}
+    this connection, and returns the view's name. LAZY: the first query that reads the view fills
+    the cache, with no job of its own. -#}
 {% macro _sw_incremental_cache_view(name, target, sql) %}
     {%- set view = '__sw_' ~ name ~ '_' ~ target.identifier -%}
     {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ sql) -%}
-    {%- do run_query('cache table ' ~ view) -%}
+    {%- do run_query('cache lazy table ' ~ view) -%}
     {{ return(view) }}
 {% endmacro %}
 

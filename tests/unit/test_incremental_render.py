@@ -487,7 +487,9 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     views = ["__sw_batch_sensor_vehicles"] + (
         ["__sw_candidates_sensor_vehicles", "__sw_touched_sensor_vehicles"] if later else []
     )
-    assert [sql for sql in renderer.queries if sql.startswith("cache table")] == [f"cache table {v}" for v in views]
+    assert [sql for sql in renderer.queries if sql.startswith("cache lazy table")] == [
+        f"cache lazy table {v}" for v in views
+    ]
     touch = [sql for sql in renderer.queries if sql.startswith("with")]
     assert len(touch) == (1 if later else 0)
     views_sql = [sql.split(" as\n", 1)[1] for sql in renderer.queries if sql.startswith("create or replace")]
@@ -505,8 +507,8 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     renderer.call("_sw_incremental_cache_fresh", cfg, SESSION_SQL, Target(), {"late": "late_t"}, plan)
     # an incremental run caches the recomputed sessions; a first run computes them inline
     fresh = [sql for sql in renderer.queries if sql.startswith("create or replace")]
-    assert [sql for sql in renderer.queries if sql.startswith("cache table")] == (
-        ["cache table __sw_fresh_sensor_vehicles"] if later else []
+    assert [sql for sql in renderer.queries if sql.startswith("cache lazy table")] == (
+        ["cache lazy table __sw_fresh_sensor_vehicles"] if later else []
     )
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)
@@ -649,9 +651,9 @@ def test_the_plan_reads_and_writes_nothing(session_renderer, incremental_rendere
     assert renderer.queries == []
     touch = renderer.call("_sw_incremental_touch", cfg, SESSION_SQL, Target(), before)
     asked = list(renderer.queries)
-    assert [sql for sql in asked if sql.startswith("cache table")] == [
-        "cache table __sw_candidates_sensor_vehicles",
-        "cache table __sw_touched_sensor_vehicles",
+    assert [sql for sql in asked if sql.startswith("cache lazy table")] == [
+        "cache lazy table __sw_candidates_sensor_vehicles",
+        "cache lazy table __sw_touched_sensor_vehicles",
     ]
     plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, None, touch)
     assert renderer.queries == asked
