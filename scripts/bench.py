@@ -5,6 +5,7 @@
     python scripts/bench.py --driver-memory 2g --events 20000000 --runs 1
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
+    python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
     python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
 
@@ -23,8 +24,8 @@ execution time as dbt reports it.
 
 With --incremental: the windowed_incremental model models/bench/bench_vehicles_incremental.sql
 (tumbling 1 minute) through dbt in this process; times `dbt run --full-refresh` over the history
-of N events, then runs that each find 1% new rows (the events that follow, in arrival order,
-with their ingestion times), and prints the medians (the model's execution time as dbt reports
+of N events, then runs that each find 1% new rows, or --new-rows (the events that follow, in
+arrival order, with their ingestion times), and prints the medians (the model's execution time as dbt reports
 it, and the whole dbt invocation) and their ratio. With --session as well, the session model
 models/bench/bench_sessions_incremental.sql (gap 2 minutes) over events whose keys are drawn at
 random, so each key's events arrive as a random stream (about 4 events a session).
@@ -378,7 +379,7 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
 
 
 def incremental(args) -> int:
-    """Full refresh of the incremental bench model against runs that add 1% new rows."""
+    """Full refresh of the incremental bench model against runs that add --new-rows rows (1%)."""
     state_dir = args.state_dir / "incremental"
     if state_dir.exists():
         shutil.rmtree(state_dir)
@@ -396,7 +397,7 @@ def incremental(args) -> int:
     spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     events, span_us, start_us = args.events[0], args.days * 86_400_000_000, 1_704_067_200_000_000
-    batch = events // 100
+    batch = args.new_rows or events // 100
 
     def rows(first: int, count: int):
         """Events first .. first+count-1 of one stream whose event times grow with the id;
@@ -443,7 +444,7 @@ def incremental(args) -> int:
         f"local[2], driver memory {args.driver_memory}; median of {args.runs} runs after one warm-up"
     )
     print("| run | model s (median) | runs | dbt invocation s (median) |\n|---|---:|---|---:|")
-    for name, values in (("full refresh", full), ("1% new rows", increments)):
+    for name, values in (("full refresh", full), (f"{batch:,} new rows", increments)):
         runs = ", ".join(f"{value[0]:.2f}" for value in values)
         print(f"| {name} | {median(values, 0):.2f} | {runs} | {median(values, 1):.2f} |")
     print(
@@ -469,6 +470,9 @@ def main(argv=None) -> int:
         "--incremental", action="store_true", help="time the windowed_incremental model (first --events size)"
     )
     parser.add_argument("--session", action="store_true", help="with --incremental: the session model")
+    parser.add_argument(
+        "--new-rows", type=int, help="with --incremental: rows each incremental run adds (default 1%% of the history)"
+    )
     parser.add_argument(
         "--dbt", action="store_true", help="build each case as a dbt table model instead of writing to noop"
     )
