@@ -92,7 +92,8 @@
     {%- if existing is not none -%}
         {%- do adapter.drop_relation(existing) -%}
     {%- endif -%}
+    {#- through dbt's relation cache, which _sw_incremental_create reads -#}
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
-        {%- do run_query('drop table if exists ' ~ tables[name]) -%}
+        {%- do adapter.drop_relation(tables[name]) -%}
     {%- endfor -%}
 {% endmacro %}

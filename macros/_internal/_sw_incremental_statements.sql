@@ -106,37 +106,33 @@ alter table {{ state_table }} add columns ({% for column in columns %}{{ column 
 {% macro _sw_incremental_arrival_check_sql(cfg, model_sql, state_table, after_us, until_us) -%}
     {%- set hour_us = 3600000000 -%}
     {%- set before = 'false' if after_us is none else cfg.ingestion_col ~ ' <= ' ~ spark_windows._sw_us_literal(after_us) -%}
-with __sw_seen as (
+with __sw_counts as (
+    -- one row per input row and per hour the committed runs processed rows in
     select
         {{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.ingestion_col), hour_us) }} as hour_us,
-        count_if({{ before }}) as before_rows,
-        count(*) as all_rows
+        cast(if({{ before }}, 1, 0) as bigint) as before_rows,
+        cast(1 as bigint) as all_rows,
+        cast(0 as bigint) as processed_rows
     from (
 {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, until_us) }}
     ) as __sw_rows
-    group by 1
-),
+    {%- if after_us is not none %}
 
-__sw_processed as (
-    {%- if after_us is none %}
-    select cast(null as bigint) as hour_us, cast(null as bigint) as processed_rows
-    where false
-    {%- else %}
-    select cast(__sw_entry.key as bigint) as hour_us, sum(__sw_entry.value) as processed_rows
+    union all
+
+    select cast(__sw_entry.key as bigint), 0, 0, __sw_entry.value
     from {{ state_table }}
     lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
-    group by 1
     {%- endif %}
 ),
 
 __sw_compared as (
     select
-        __sw_seen.hour_us,
-        greatest(__sw_seen.before_rows - coalesce(__sw_processed.processed_rows, 0), 0) as unprocessed_rows,
-        __sw_seen.all_rows - __sw_seen.before_rows as run_rows
-    from __sw_seen
-    left join __sw_processed
-        on __sw_seen.hour_us = __sw_processed.hour_us
+        hour_us,
+        greatest(sum(before_rows) - sum(processed_rows), 0) as unprocessed_rows,
+        sum(all_rows) - sum(before_rows) as run_rows
+    from __sw_counts
+    group by hour_us
 )
 
 select

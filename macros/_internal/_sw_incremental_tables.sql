@@ -20,13 +20,18 @@ where false
 
 
 {#- Runs `create_sql` (a CREATE TABLE IF NOT EXISTS ... AS SELECT of _sw_incremental_create_sql or
-    _sw_incremental_state_ddl). Under a location_root (`own_folder`) the table's folder
+    _sw_incremental_state_ddl) unless dbt's relation cache holds `relation` (listed when dbt
+    started; the run's own drops go through adapter.drop_relation, which updates it): Spark
+    analyses the whole SELECT even when the table exists. Under a location_root (`own_folder`) the table's folder
     (`<root>/<table>`) may hold the files of the table a --full-refresh (or a kill inside a DROP
     TABLE) dropped: dropping a table with a LOCATION leaves its files. Spark 4.1 and older
     overwrite that folder; Spark 4.3 refuses a CREATE TABLE AS into a non-empty folder unless
     spark.sql.legacy.allowNonEmptyLocationInCTAS is set, so it is set for this statement and
     then given its value back: the old rows never come back, on every release. -#}
-{% macro _sw_incremental_create(create_sql, own_folder) %}
+{% macro _sw_incremental_create(relation, create_sql, own_folder) %}
+    {%- if adapter.get_relation(relation.database, relation.schema, relation.identifier) is not none -%}
+        {{ return(none) }}
+    {%- endif -%}
     {%- if not own_folder -%}
         {%- do run_query(create_sql) -%}
         {{ return(none) }}

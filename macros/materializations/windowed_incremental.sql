@@ -84,15 +84,15 @@
             {%- do run_query(spark_windows._sw_incremental_stage_sql(pending, steps.stage)) -%}
         {%- endif -%}
         {%- if not plan.target_exists -%}
-            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(target,
+            {%- do spark_windows._sw_incremental_create(target, spark_windows._sw_incremental_create_sql(target,
                 spark_windows._sw_incremental_stored_sql(cfg, '(' ~ steps.stage ~ ')'), 'window_partition', clauses.table), own_folders) -%}
         {%- endif -%}
-        {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders) -%}
+        {%- do spark_windows._sw_incremental_create(tables.late, spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders) -%}
         {%- if plan.late_rows > 0 -%}
             {%- do run_query(spark_windows._sw_incremental_batch_overwrite_sql(tables.late, batch_id, steps.late)) -%}
         {%- endif -%}
         {%- if cfg.changelog -%}
-            {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_create_sql(tables.changelog, steps.changelog_shape, 'batch_id', clauses.changelog), own_folders) -%}
+            {%- do spark_windows._sw_incremental_create(tables.changelog, spark_windows._sw_incremental_create_sql(tables.changelog, steps.changelog_shape, 'batch_id', clauses.changelog), own_folders) -%}
             {%- if plan.rewrite -%}
                 {%- do run_query(spark_windows._sw_incremental_batch_overwrite_sql(tables.changelog, batch_id, steps.changelog)) -%}
             {%- endif -%}
@@ -100,7 +100,7 @@
 
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
                after it is finished by the next run's step 1. -#}
-        {%- do spark_windows._sw_incremental_create(spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders) -%}
+        {%- do spark_windows._sw_incremental_create(tables.state, spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders) -%}
         {%- if state.missing_columns -%}
             {%- do run_query(spark_windows._sw_incremental_add_state_columns_sql(tables.state, state.missing_columns)) -%}
         {%- endif -%}
