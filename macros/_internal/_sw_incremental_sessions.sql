@@ -552,7 +552,7 @@ from (
     did. -#}
 {% macro _sw_incremental_session_changelog_sql(cfg, pending, plan) -%}
     {%- set keys = cfg.group_cols -%}
-    {%- set identity = spark_windows._sw_incremental_keys_match(keys) ~ ' and __sw_a.window_start = __sw_b.window_start' -%}
+    {%- set identity = spark_windows._sw_incremental_session_identity(cfg) -%}
     {%- set run = spark_windows._sw_us_literal(plan.run_us) -%}
     {%- set image = keys + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing'] -%}
 with __sw_next as (
