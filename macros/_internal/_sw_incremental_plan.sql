@@ -1,6 +1,6 @@
 {#- windowed_incremental, step 2 of a run: what the scan of the new rows found (summary), the
-    times and ranges of this run (plan), and for sessions the stored sessions the new rows touch
-    (touch). -#}
+    check of the rows below the processed ingestion time (check_arrivals), the times and ranges
+    of this run (plan), and for sessions the stored sessions the new rows touch (touch). -#}
 
 
 {#- Step 2 of a run: one scan of the new rows (_sw_incremental_summary_sql), its answer by name:

@@ -101,8 +101,9 @@ alter table {{ state_table }} add columns ({% for column in columns %}{{ column 
     arrival_counts). `after_us`: the newest ingestion time a committed run processed; rows at or
     below it that no run processed are the input's unprocessed rows. With `after_us` none (a
     first run, or the first run with arrival counts) no row is checked and every row is counted
-    as this run's. Returns one row: unprocessed_rows, after_us, and the first and last hour
-    holding them (as text in the session's time zone), and this run's arrival counts as JSON ({"<hour us>": rows}). -#}
+    as this run's. Returns one row: unprocessed_rows; processed_until, first_hour and last_hour
+    (after_us and the hours holding unprocessed rows, as text in the session's time zone); and
+    this run's arrival counts as JSON ({"<hour us>": rows}). -#}
 {% macro _sw_incremental_arrival_check_sql(cfg, model_sql, state_table, after_us, until_us) -%}
     {%- set hour_us = 3600000000 -%}
     {%- set before = 'false' if after_us is none else cfg.ingestion_col ~ ' <= ' ~ spark_windows._sw_us_literal(after_us) -%}
