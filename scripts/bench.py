@@ -8,6 +8,7 @@
     python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
     python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
+    python scripts/bench.py --dbt --events 3000000 --order random time --key-type int --keys 10 1000
 
 Generates the events once per size (Parquet, in .spark_state/bench), then times each case
 several times, interleaved, and prints the median of each and its ratio to window_aggregate's
@@ -17,6 +18,13 @@ collected. The SQL comes from the project's macros. The cases cover counts and s
 mergeable aggregates, count(distinct), HLL distinct counts and KLL medians (sketches merged from
 panes), standard deviations, approx_count_distinct and percentile_approx (row copy), and sessions against Spark's
 session_window; the report ends with the ratios of the pairs in RATIOS.
+
+The data's shape (each option takes one value or several; every combination is a shape of its
+own, with its own events and its own table of figures): --order, how event times lie in the
+files (random: drawn at random over the span; time: in time order; arrival: in the order rows
+arrive, event time 0-2 minutes before arrival and 2% of the rows up to 30 minutes), --key-type
+(string or int), --keys (how many), --null-share (the share of NULL values in v and u). The
+report gives each shape's rows per key and minute (1 minute is the sliding cases' slide).
 
 With --dbt: each case is the table model models/bench/bench_window_case.sql (what an analyst
 runs), built by dbt in this process over a table of the same events; the time is the model's
@@ -38,6 +46,7 @@ Apache Flink (whose Python package reads CSV but not Parquet); times nothing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import shutil
@@ -257,27 +266,57 @@ def spark_session(args):
     )
 
 
+# how each --order places event times (microseconds from the start of the span) in the files,
+# whose rows follow the id: `step` is the span divided by the number of events
+EVENT_TIMES = {
+    "random": "cast(rand(7) * {span} as bigint)",
+    "time": "id * {step} + cast(rand(7) * {step} as bigint)",
+    # arrival at id * step; the event happened 0-120 s before, or for 2% of rows up to 30 minutes
+    "arrival": "greatest(0, id * {step} - cast(rand(7) * (case when rand(3) < 0.02 then 1800 else 120 end) * 1000000 as bigint))",
+}
+
+
 def generate(spark, args, events: int) -> str:
-    """N events over `days` days from 2024-01-01 UTC, keys uniform, v in 0..99 with 1% NULL,
-    users u in 0..999 with 1% NULL."""
+    """N events over `days` days from 2024-01-01 UTC in the shape of `args` (--order, --key-type,
+    --keys, --null-share): keys uniform, v in 0..99 and users u in 0..999, each NULL with the
+    given share."""
     path = events_path(args, events)
     if not path.exists():
         span_us = args.days * 86_400_000_000
         start_us = 1_704_067_200_000_000
+        offset = EVENT_TIMES[args.order].format(span=span_us, step=max(1, span_us // events))
         spark.range(events, numPartitions=max(2, events // 1_000_000)).selectExpr(
-            f"cast(id % {args.keys} as string) as k",
-            f"timestamp_micros({start_us} + cast(rand(7) * {span_us} as bigint)) as ts",
-            "case when rand(11) < 0.01 then null else cast(rand(13) * 100 as int) end as v",
-            "case when rand(19) < 0.01 then null else cast(rand(23) * 1000 as int) end as u",
+            f"cast(id % {args.keys} as {args.key_type}) as k",
+            f"timestamp_micros({start_us} + {offset}) as ts",
+            f"case when rand(11) < {args.null_share} then null else cast(rand(13) * 100 as int) end as v",
+            f"case when rand(19) < {args.null_share} then null else cast(rand(23) * 1000 as int) end as u",
         ).write.parquet(str(path))
-    view = f"bench_events_{events}"
+    view = f"bench_events_{events}_{args.keys}{shape_slug(args)}"
     spark.read.parquet(str(path)).createOrReplaceTempView(view)
     generate_nexmark(spark, args, events, view)
     return view
 
 
 def events_path(args, events: int) -> Path:
-    return args.state_dir / f"events_{events}_{args.keys}_{args.days}_u.parquet"
+    return args.state_dir / f"events_{events}_{args.keys}_{args.days}{shape_slug(args)}_u.parquet"
+
+
+DEFAULT_SHAPE = {"order": "random", "key_type": "string", "null_share": 0.01}
+
+
+def shape_slug(args) -> str:
+    """'' for the default shape (random order, string keys, 1% NULLs), else e.g. '_time_int_n0'."""
+    if all(getattr(args, name) == value for name, value in DEFAULT_SHAPE.items()):
+        return ""
+    return f"_{args.order}_{args.key_type}_n{args.null_share:g}".replace(".", "p")
+
+
+def shapes(args) -> list[argparse.Namespace]:
+    """One namespace per combination of the shape options, each with one value of each."""
+    return [
+        argparse.Namespace(**{**vars(args), "order": order, "key_type": key_type, "keys": keys, "null_share": share})
+        for order, key_type, keys, share in itertools.product(args.order, args.key_type, args.keys, args.null_share)
+    ]
 
 
 def csv_dir(args, events: int) -> Path:
@@ -304,8 +343,10 @@ def report(spark, args, events, names, timings, medians) -> None:
     (bench.py's own, or with --dbt the session of dbt's local target)."""
     base = medians.get("wa_tumble_1m")
     conf = spark.sparkContext.getConf()
+    density = events / (args.keys * args.days * 1440)
     print(
-        f"\n{events:,} events, {args.keys:,} keys, {args.days} day(s); {spark.sparkContext.master}, "
+        f"\n{events:,} events, {args.keys:,} {args.key_type} keys, {args.days} day(s), event times in {args.order} "
+        f"order, {args.null_share:.0%} NULLs, {density:,.2f} rows per key and minute; {spark.sparkContext.master}, "
         f"{spark.conf.get('spark.sql.shuffle.partitions')} shuffle partitions, "
         f"driver memory {conf.get('spark.driver.memory', 'default')}; "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus; "
@@ -349,12 +390,12 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
     spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     specs = all_specs(renderer)
-    for events in args.events:
-        generate(spark, args, events)
-        table = f"spark_windows.bench_events_{events}"
-        spark.sql(f"create table {table} using parquet location '{events_path(args, events)}'")
+    for shape, events in itertools.product(shapes(args), args.events):
+        view = generate(spark, shape, events)
+        table = f"spark_windows.{view}"
+        spark.sql(f"create table {table} using parquet location '{events_path(shape, events)}'")
         for name in ("person", "auction", "bid"):
-            spark.table(f"bench_events_{events}_{name}").write.saveAsTable(f"{table}_{name}")
+            spark.table(f"{view}_{name}").write.saveAsTable(f"{table}_{name}")
 
         def timed(name, table=table):
             variables = {
@@ -373,7 +414,7 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
                 timings[name].append(timed(name))
         medians = {name: statistics.median(values) for name, values in timings.items()}
         print("\ndbt table models (models/bench/bench_window_case.sql), execution time as dbt reports it:")
-        report(spark, args, events, names, timings, medians)
+        report(spark, shape, events, names, timings, medians)
     spark.stop()
     return 0
 
@@ -486,7 +527,12 @@ def incremental(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, nargs="+", default=[5_000_000], help="one or more sizes")
-    parser.add_argument("--keys", type=int, default=1_000)
+    parser.add_argument("--keys", type=int, nargs="+", default=[1_000], help="one or more key counts")
+    parser.add_argument(
+        "--order", nargs="+", choices=sorted(EVENT_TIMES), default=["random"], help="how event times lie in the files"
+    )
+    parser.add_argument("--key-type", nargs="+", choices=["string", "int"], default=["string"])
+    parser.add_argument("--null-share", type=float, nargs="+", default=[0.01], help="share of NULL v and u values")
     parser.add_argument("--days", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median)")
     parser.add_argument("--cases", nargs="*", help="only these cases")
@@ -509,7 +555,14 @@ def main(argv=None) -> int:
         "--csv", action="store_true", help="write CSV copies of the events for scripts/bench_flink.py; time nothing"
     )
     args = parser.parse_args(argv)
+    if (args.incremental or args.csv) and len(shapes(args)) > 1:
+        parser.error("--incremental and --csv take one shape: one value of --order, --key-type, --keys, --null-share")
+    if args.csv and shape_slug(shapes(args)[0]):
+        parser.error(
+            "--csv writes the default shape only (random order, string keys, 1% NULLs): drop the shape options"
+        )
     if args.incremental:
+        args = shapes(args)[0]
         args.state_dir.mkdir(parents=True, exist_ok=True)
         return incremental(args)
     if args.clean and args.state_dir.exists():
@@ -527,12 +580,22 @@ def main(argv=None) -> int:
     spark = spark_session(args)
     spark.sparkContext.setLogLevel("ERROR")
     if args.csv:
+        args = shapes(args)[0]
         for events in args.events:
             print(
                 f"CSV copies of {events:,} events: {write_csv_copies(spark, args, events, generate(spark, args, events))}"
             )
         spark.stop()
         return 0
+    for shape in shapes(args):
+        time_sizes(spark, shape, renderer, names)
+    spark.stop()
+    return 0
+
+
+def time_sizes(spark, args, renderer: MacroRenderer, names: list[str]) -> None:
+    """Every case on each --events size of one shape, to the noop sink; a table per size, and how
+    each case grows from the first size."""
     medians_by_size = {}
     for events in args.events:
         queries = cases(renderer, generate(spark, args, events))
@@ -553,8 +616,6 @@ def main(argv=None) -> int:
         for name in names:
             growth = [medians_by_size[n][name] / medians_by_size[first][name] for n in args.events[1:]]
             print(f"| {name} | " + " | ".join(f"{g:.2f}" for g in growth) + " |")
-    spark.stop()
-    return 0
 
 
 if __name__ == "__main__":
