@@ -561,6 +561,8 @@ def main(argv=None) -> int:
         parser.error(
             "--csv writes the default shape only (random order, string keys, 1% NULLs): drop the shape options"
         )
+    if args.incremental and shape_slug(shapes(args)[0]):
+        parser.error("--incremental generates a stream of its own: --order, --key-type and --null-share do not apply")
     if args.incremental:
         args = shapes(args)[0]
         args.state_dir.mkdir(parents=True, exist_ok=True)
