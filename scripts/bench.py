@@ -305,7 +305,7 @@ DEFAULT_SHAPE = {"order": "random", "key_type": "string", "null_share": 0.01}
 
 
 def shape_slug(args) -> str:
-    """'' for the default shape (random order, string keys, 1% NULLs), else e.g. '_time_int_n0'."""
+    """'' for the default shape (random order, string keys, 1% NULLs), else e.g. '_time_int_n0p01'."""
     if all(getattr(args, name) == value for name, value in DEFAULT_SHAPE.items()):
         return ""
     return f"_{args.order}_{args.key_type}_n{args.null_share:g}".replace(".", "p")
