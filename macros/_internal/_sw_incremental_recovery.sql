@@ -11,7 +11,8 @@
     {%- set state = spark_windows._sw_incremental_read_state(target, tables, full_refresh) -%}
     {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
     {%- if state.batch_id > 0 -%}
-        {#- A run writes late and changelog rows only after its staging table exists. -#}
+        {#- A run writes late and changelog rows only after its staging table exists, which marks
+            them: they go first, so a recovery killed in between still finds the mark. -#}
         {%- for name in ['late', 'changelog'] if uncommitted -%}
             {%- if adapter.get_relation(target.database, target.schema, tables[name].identifier) is not none -%}
                 {%- do run_query('alter table ' ~ tables[name] ~ ' drop if exists partition (batch_id = ' ~ (state.batch_id + 1) ~ ')') -%}
@@ -20,6 +21,9 @@
     {%- else -%}
         {%- do spark_windows._sw_incremental_reset(target, tables) -%}
     {%- endif -%}
+    {%- for relation in uncommitted -%}
+        {%- do run_query(spark_windows._sw_incremental_drop_sql(relation)) -%}
+    {%- endfor -%}
     {{ return(state) }}
 {% endmacro %}
 
@@ -67,8 +71,8 @@
 {% endmacro %}
 
 
-{#- Applies again the staging table the last commit names and drops every staging table;
-    returns the names of those that belonged to no commit. -#}
+{#- Applies again the staging table the last commit names and drops it; returns the other
+    staging tables, which belonged to no commit (the caller drops them). -#}
 {% macro _sw_incremental_settle_staging(cfg, target, state) %}
     {%- set staged = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "__pending_*'") -%}
     {%- set uncommitted = [] -%}
@@ -76,10 +80,10 @@
         {%- set relation = target.incorporate(path={'identifier': row[1]}, type='table') -%}
         {%- if state.batch_id > 0 and row[1] == state.pending -%}
             {%- do spark_windows._sw_incremental_apply(cfg, target, relation) -%}
+            {%- do run_query(spark_windows._sw_incremental_drop_sql(relation)) -%}
         {%- else -%}
-            {%- do uncommitted.append(row[1]) -%}
+            {%- do uncommitted.append(relation) -%}
         {%- endif -%}
-        {%- do run_query('drop table if exists ' ~ relation) -%}
     {%- endfor -%}
     {{ return(uncommitted) }}
 {% endmacro %}

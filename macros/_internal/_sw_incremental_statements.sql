@@ -13,6 +13,29 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 {%- endmacro %}
 
 
+{#- Hadoop's FileOutputCommitter with its algorithm 1 (Spark's default) moves, at a job's commit,
+    every committed task folder it finds under `<table folder>/_temporary/0` into the table: also
+    those a write killed between its task commits and its job commit left there. The next write
+    into the same folder would take them in: a second copy of a batch's changelog or late rows, a
+    second commit row naming a staging table that is gone. With algorithm 2 a task's files move
+    into the table at the task's commit and the job's commit deletes `_temporary` whole, so a
+    killed write's leftovers are never taken in. What a killed write of a run leaves visible with
+    it is no more than with algorithm 1: the commit row is one file written by one task; a late or
+    changelog partition is listed by the metastore only after its job commits, and the next
+    attempt's static overwrite deletes its folder first; the windows table's dynamic overwrite and
+    the staging tables write into folders of their own. The run sets algorithm 2 for its writes
+    (steps 3 to 5) and gives the session's value back after them: the value to give back. -#}
+{% macro _sw_incremental_commit_algorithm(version=none) %}
+    {%- set key = 'mapreduce.fileoutputcommitter.algorithm.version' -%}
+    {%- if version is none -%}
+        {%- set before = run_query('set ' ~ key).rows[0][1] | string -%}
+        {%- do run_query('set ' ~ key ~ ' = 2') -%}
+        {{ return(before) }}
+    {%- endif -%}
+    {%- do run_query('set ' ~ key ~ ' = ' ~ version) -%}
+{% endmacro %}
+
+
 {#- Sessions read the batch's rows several times: they are cached before the summary scan reads
     them (_sw_incremental_session_cache_batch). Returns the view's name; none for fixed windows. -#}
 {% macro _sw_incremental_cache_batch(cfg, model_sql, target, state) %}

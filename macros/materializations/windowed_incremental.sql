@@ -79,7 +79,9 @@
         {%- do spark_windows._sw_incremental_cache_fresh(cfg, sql, target, tables, plan) -%}
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
-        {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog. -#}
+        {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog.
+               Steps 3 to 5 write with Hadoop's commit algorithm 2 (_sw_incremental_commit_algorithm). -#}
+        {%- set session_algorithm = spark_windows._sw_incremental_commit_algorithm() -%}
         {%- if plan.rewrite -%}
             {%- do run_query(spark_windows._sw_incremental_stage_sql(pending, steps.stage)) -%}
         {%- endif -%}
@@ -121,6 +123,7 @@
                 {{ commit_sql }}
             {%- endcall -%}
         {%- endif -%}
+        {%- do spark_windows._sw_incremental_commit_algorithm(session_algorithm) -%}
     {%- endif -%}
     {%- do spark_windows._sw_incremental_uncache(plan) -%}
 

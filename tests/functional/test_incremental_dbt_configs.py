@@ -386,3 +386,41 @@ def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one
         model.unlink()
     assert sql(project, sessions) == [("home", "2024-05-01 07:57:00", "2024-05-01 08:01:30", 3)]
     assert sql(project, f"show partitions {table}") == [("window_partition=2024-05-01 08%3A00%3A00",)]
+
+
+def plant_committed_task(table_dir, source_file, partition: str = "") -> None:
+    """What a write killed between its task commit and its job commit leaves with Hadoop's
+    FileOutputCommitter (algorithm 1): a task's files under `<table>/_temporary/0/task_.../`,
+    which that algorithm's next job commit in the same folder would move into the table. Here a
+    copy of `source_file` under a new name, in `partition` (e.g. 'batch_id=3') when given."""
+    task = table_dir / "_temporary" / "0" / "task_202405010803_0007_m_000000" / partition
+    task.mkdir(parents=True)
+    (task / "part-00000-0badc0de-0000-4000-8000-000000000000.c000.snappy.parquet").write_bytes(source_file.read_bytes())
+
+
+def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(project):
+    """A kill between a write's task commit and its job commit leaves committed task files in the
+    table's `_temporary` folder. The next run's writes to the changelog, late and state tables
+    must not take them in: they would be a second copy of a batch's changelog rows, or a second
+    commit row of a batch naming a staging table that no longer exists."""
+    lake = project["lake"]
+    state = f"{SCHEMA}.page_clicks__state"
+    run(project, "2024-05-01 08:01:00", full_refresh=True)
+    run(project, "2024-05-01 08:02:00")
+    # batch 2 changelog: -U and +U of home's window; its file, planted as batch 3's
+    changelog_file = next((lake / "page_clicks__changelog" / "batch_id=2").glob("part-*.parquet"))
+    plant_committed_task(lake / "page_clicks__changelog", changelog_file, "batch_id=3")
+    state_file = next((lake / "page_clicks__state").glob("part-*.parquet"))
+    plant_committed_task(lake / "page_clicks__state", state_file)
+    algorithm = "set mapreduce.fileoutputcommitter.algorithm.version"
+    before = sql(project, algorithm)
+
+    run(project, "2024-05-01 08:03:00")
+    assert [row[0] for row in sql(project, f"select batch_id from {state} order by batch_id")] == [1, 2, 3]
+    # batch 3: cart's first window, hand-computed; nothing of the planted copy
+    changelog = sql(project, f"select op, page, clicks from {SCHEMA}.page_clicks__changelog where batch_id = 3")
+    assert changelog == [("+I", "cart", 1)]
+    for table in ["page_clicks__changelog", "page_clicks__state"]:
+        assert not (lake / table / "_temporary").exists(), table
+    # the session's commit setting is given back
+    assert sql(project, algorithm) == before
