@@ -13,6 +13,20 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 {%- endmacro %}
 
 
+{% macro _sw_set_session_sql(key, value) -%}
+set {{ key }} = {{ value }}
+{%- endmacro %}
+
+
+{#- Sets the Spark session's `key` to `value` and returns the value it had, to be given back with
+    _sw_set_session_sql. -#}
+{% macro _sw_swap_session(key, value) %}
+    {%- set before = run_query('set ' ~ key).rows[0][1] | string -%}
+    {%- do run_query(spark_windows._sw_set_session_sql(key, value)) -%}
+    {{ return(before) }}
+{% endmacro %}
+
+
 {#- Hadoop's FileOutputCommitter with its algorithm 1 (Spark's default) moves, at a job's commit,
     every committed task folder it finds under `<table folder>/_temporary/0` into the table: also
     those a write killed between its task commits and its job commit left there. The next write
@@ -24,16 +38,10 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
     changelog partition is listed by the metastore only after its job commits, and the next
     attempt's static overwrite deletes its folder first; the windows table's dynamic overwrite and
     the staging tables write into folders of their own. The run sets algorithm 2 for its writes
-    (steps 3 to 5) and gives the session's value back after them: the value to give back. -#}
-{% macro _sw_incremental_commit_algorithm(version=none) %}
-    {%- set key = 'mapreduce.fileoutputcommitter.algorithm.version' -%}
-    {%- if version is none -%}
-        {%- set before = run_query('set ' ~ key).rows[0][1] | string -%}
-        {%- do run_query('set ' ~ key ~ ' = 2') -%}
-        {{ return(before) }}
-    {%- endif -%}
-    {%- do run_query('set ' ~ key ~ ' = ' ~ version) -%}
-{% endmacro %}
+    (steps 3 to 5) with _sw_swap_session and gives the session's value back after them. -#}
+{% macro _sw_commit_algorithm_key() -%}
+mapreduce.fileoutputcommitter.algorithm.version
+{%- endmacro %}
 
 
 {#- Sessions read the batch's rows several times: they are cached before the summary scan reads

@@ -37,10 +37,9 @@ where false
         {{ return(none) }}
     {%- endif -%}
     {%- set flag = 'spark.sql.legacy.allowNonEmptyLocationInCTAS' -%}
-    {%- set before = run_query('set ' ~ flag).rows[0][1] | string -%}
-    {%- do run_query('set ' ~ flag ~ ' = true') -%}
+    {%- set before = spark_windows._sw_swap_session(flag, 'true') -%}
     {%- do run_query(create_sql) -%}
-    {%- do run_query('set ' ~ flag ~ ' = ' ~ before) -%}
+    {%- do run_query(spark_windows._sw_set_session_sql(flag, before)) -%}
 {% endmacro %}
 
 

@@ -80,8 +80,8 @@
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog.
-               Steps 3 to 5 write with Hadoop's commit algorithm 2 (_sw_incremental_commit_algorithm). -#}
-        {%- set session_algorithm = spark_windows._sw_incremental_commit_algorithm() -%}
+               Steps 3 to 5 write with Hadoop's commit algorithm 2 (_sw_commit_algorithm_key). -#}
+        {%- set session_algorithm = spark_windows._sw_swap_session(spark_windows._sw_commit_algorithm_key(), 2) -%}
         {%- if plan.rewrite -%}
             {%- do run_query(spark_windows._sw_incremental_stage_sql(pending, steps.stage)) -%}
         {%- endif -%}
@@ -123,7 +123,7 @@
                 {{ commit_sql }}
             {%- endcall -%}
         {%- endif -%}
-        {%- do spark_windows._sw_incremental_commit_algorithm(session_algorithm) -%}
+        {%- do run_query(spark_windows._sw_set_session_sql(spark_windows._sw_commit_algorithm_key(), session_algorithm)) -%}
     {%- endif -%}
     {%- do spark_windows._sw_incremental_uncache(plan) -%}
 
