@@ -6,6 +6,7 @@
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
+    python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
     python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
     python scripts/bench.py --dbt --events 3000000 --order random time --key-type int --keys 10 1000
@@ -34,7 +35,11 @@ With --incremental: the windowed_incremental model models/bench/bench_vehicles_i
 (tumbling 1 minute) through dbt in this process; times `dbt run --full-refresh` over the history
 of N events, then runs that each find 1% new rows, or --new-rows (the events that follow, in
 arrival order, with their ingestion times), and prints the medians (the model's execution time as dbt reports
-it, and the whole dbt invocation) and their ratio. With --session as well, the session model
+it, and the whole dbt invocation) and their ratio, and per run the Spark jobs it started, the
+bytes it wrote to table files (Hadoop's file system statistics: staging tables that a run drops
+count too) and the bytes of the model's table files it left new. Each --events size builds its
+history from nothing, in turn; with several, the report ends with how a run grows from the first
+size. --refresh-runs 1 times a single full refresh per size, with no warm-up (large histories). With --session as well, the session model
 models/bench/bench_sessions_incremental.sql (gap 2 minutes) over events whose keys are drawn at
 random, so each key's events arrive as a random stream (about 4 events a session).
 
@@ -422,7 +427,9 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
 def incremental(args) -> int:
     """Full refresh of the incremental bench model against runs that add --new-rows rows (1%);
     for the tumbling model, dbt's own incremental materialization of the same counts beside it
-    (models/bench/bench_vehicles_dbt_incremental.sql), on the same rows, runs interleaved."""
+    (models/bench/bench_vehicles_dbt_incremental.sql), on the same rows, runs interleaved. With
+    several --events sizes, each size's history is built from nothing in turn (one process), and
+    the report ends with how a run grows from the first size."""
     state_dir = args.state_dir / "incremental"
     if state_dir.exists():
         shutil.rmtree(state_dir)
@@ -430,18 +437,54 @@ def incremental(args) -> int:
 
     configure_environment(state_dir, "local")
     os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory
-    variables = '{"spark_windows_bench": true, "spark_windows_bench_source": "spark_windows.bench_events"}'
     model = "bench_sessions_incremental" if args.session else "bench_vehicles_incremental"
     # sessions have no GROUP BY equivalent that a run could recompute by hour: no peer
     models = [model] if args.session else [model, "bench_vehicles_dbt_incremental"]
     run_dbt(["seed", "--select", "sensor_readings_arrivals"])  # opens the session and the schema
 
     from pyspark.sql import SparkSession
-    from pyspark.sql import functions as F
 
     spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    events, span_us, start_us = args.events[0], args.days * 86_400_000_000, 1_704_067_200_000_000
+    sizes = [incremental_size(spark, args, events, models, run_dbt) for events in args.events]
+    spark.stop()
+    for size in sizes:
+        report_incremental_size(args, model, models, size)
+    if len(sizes) > 1:
+        report_incremental_growth(model, models, sizes)
+    return 0
+
+
+def io_counters(spark) -> tuple[int, int]:
+    """The id of Spark's last job and the bytes Hadoop's local file system has written in this
+    process (table files; not shuffle files, nor the metastore's)."""
+    jvm = spark.sparkContext._jvm
+    written = sum(
+        stats.getBytesWritten()
+        for stats in jvm.org.apache.hadoop.fs.FileSystem.getAllStatistics()
+        if stats.getScheme() == "file"
+    )
+    jobs = spark.sparkContext.statusTracker().getJobIdsForGroup()
+    return max(jobs, default=-1), written
+
+
+def folder_bytes(folder: Path, since: float = 0.0) -> int:
+    """The bytes of the files under `folder` last modified at or after `since` (a time.time())."""
+    total = 0
+    for path in folder.rglob("*"):
+        if path.is_file() and path.stat().st_mtime >= since:
+            total += path.stat().st_size
+    return total
+
+
+def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> dict:
+    """One history size: the event table of `events` rows, the full refreshes, then the runs that
+    each land --new-rows rows. Returns the timings of each and, per incremental run, its Spark
+    jobs, the bytes it wrote and the bytes of the model's table files it left new."""
+    from pyspark.sql import functions as F
+
+    variables = '{"spark_windows_bench": true, "spark_windows_bench_source": "spark_windows.bench_events"}'
+    span_us, start_us = args.days * 86_400_000_000, 1_704_067_200_000_000
     batch = args.new_rows or events // 100
 
     def rows(first: int, count: int):
@@ -460,20 +503,36 @@ def incremental(args) -> int:
 
     # an event table loaded in batches: files of about 100,000 rows in arrival order, whose
     # Parquet statistics let a run skip the files that hold no new rows
+    spark.sql("drop table if exists spark_windows.bench_events")
     history = rows(0, events).repartitionByRange(max(1, events // 100_000), "ingested_at")
     history.sortWithinPartitions("ingested_at").write.format("parquet").saveAsTable("spark_windows.bench_events")
+    # each model's table folder (managed tables, in the schema's folder)
+    schema_row = spark.sql("describe schema extended spark_windows").where("info_name = 'Location'").first()
+    folders = {name: Path(schema_row[1].removeprefix("file:")) / name for name in models}
 
     def timed(extra):
-        """Each model in a dbt invocation of its own: {model: (model s, invocation s)}."""
+        """Each model in a dbt invocation of its own: {model: (model s, invocation s, Spark jobs,
+        bytes written, bytes of its table files left new)}."""
         times = {}
         for name in models:
-            started = time.perf_counter()
+            jobs_before, written_before = io_counters(spark)
+            began, started = time.time(), time.perf_counter()
             result = run_dbt(["run", "--select", name, "--vars", variables, *extra])
-            times[name] = result.result.results[0].execution_time, time.perf_counter() - started
+            invocation = time.perf_counter() - started
+            jobs_after, written_after = io_counters(spark)
+            times[name] = (
+                result.result.results[0].execution_time,
+                invocation,
+                jobs_after - jobs_before,
+                written_after - written_before,
+                folder_bytes(folders[name], began) if folders[name].exists() else 0,
+            )
         return times
 
-    timed(["--full-refresh"])  # warm-up
-    full = [timed(["--full-refresh"]) for _ in range(args.runs)]
+    refresh_runs = args.runs if args.refresh_runs is None else args.refresh_runs
+    if args.refresh_runs is None:
+        timed(["--full-refresh"])  # warm-up
+    full = [timed(["--full-refresh"]) for _ in range(refresh_runs)]
     increments = []
     for run in range(args.runs):
         # a landing job stamps what it lands: a row whose arrival (event time + jitter) is not
@@ -486,7 +545,9 @@ def incremental(args) -> int:
         )
         batch_rows.coalesce(1).sortWithinPartitions("ingested_at").write.insertInto("spark_windows.bench_events")
         increments.append(timed([]))
+    model = models[0]
     windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
+    counted = None
     if len(models) > 1:
         # both read every row once: each row counted in one window, or kept as late
         counted = spark.sql(
@@ -494,34 +555,71 @@ def incremental(args) -> int:
             f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late), "
             "(select sum(readings) from spark_windows.bench_vehicles_dbt_incremental)"
         ).collect()[0]
-        print(f"\nrows in the input, counted by {model} (with its late rows), by the peer: {list(counted)}")
-    spark.stop()
+    table_bytes = folder_bytes(folders[model])
+    return {
+        "events": events,
+        "batch": batch,
+        "windows": windows,
+        "counted": counted,
+        "table_bytes": table_bytes,
+        "full": full,
+        "increments": increments,
+    }
 
-    def median(values, name, index):
-        return statistics.median(value[name][index] for value in values)
 
+def _median(values, name, index):
+    return statistics.median(value[name][index] for value in values)
+
+
+def report_incremental_size(args, model: str, models: list[str], size: dict) -> None:
+    full, increments, batch = size["full"], size["increments"], size["batch"]
+    if size["counted"] is not None:
+        print(f"\nrows in the input, counted by {model} (with its late rows), by the peer: {list(size['counted'])}")
+    refreshes = "one timed full refresh" if len(full) == 1 else f"median of {len(full)} full refreshes"
+    warm = " after one warm-up" if args.refresh_runs is None else ""
     print(
         f"\nwindowed_incremental, {'session gap 2 minutes' if args.session else 'tumble 1 minute'}: "
-        f"{events:,} events of history, {args.keys:,} keys, "
-        f"{args.days} day(s), {batch:,} new rows per incremental run ({windows:,} windows at the end); "
-        f"local[2], driver memory {args.driver_memory}; median of {args.runs} runs after one warm-up"
+        f"{size['events']:,} events of history, {args.keys:,} keys, "
+        f"{args.days} day(s), {batch:,} new rows per incremental run ({size['windows']:,} windows at the end, "
+        f"its table {size['table_bytes'] / 1e6:,.1f} MB); local[2], driver memory {args.driver_memory}; "
+        f"{refreshes}{warm}, median of {len(increments)} incremental runs"
     )
-    print("| model | run | model s (median) | runs | dbt invocation s (median) |\n|---|---|---:|---|---:|")
+    print(
+        "| model | run | model s (median) | runs | dbt invocation s (median) | Spark jobs | MB written "
+        "| MB of its table files new |\n|---|---|---:|---|---:|---:|---:|---:|"
+    )
     for name in models:
         for run, values in (("full refresh", full), (f"{batch:,} new rows", increments)):
             runs = ", ".join(f"{value[name][0]:.2f}" for value in values)
-            print(f"| {name} | {run} | {median(values, name, 0):.2f} | {runs} | {median(values, name, 1):.2f} |")
+            print(
+                f"| {name} | {run} | {_median(values, name, 0):.2f} | {runs} | {_median(values, name, 1):.2f} "
+                f"| {_median(values, name, 2):.0f} | {_median(values, name, 3) / 1e6:,.2f} "
+                f"| {_median(values, name, 4) / 1e6:,.2f} |"
+            )
     print(
-        f"\nan incremental run of {model} costs {median(increments, model, 0) / median(full, model, 0):.1%} "
-        f"of a full refresh (model time; {median(increments, model, 1) / median(full, model, 1):.1%} "
+        f"\nan incremental run of {model} costs {_median(increments, model, 0) / _median(full, model, 0):.1%} "
+        f"of a full refresh (model time; {_median(increments, model, 1) / _median(full, model, 1):.1%} "
         "with dbt's start-up)"
     )
     for peer in models[1:]:
         print(
-            f"{model} / {peer}, {batch:,} new rows: {median(increments, model, 0) / median(increments, peer, 0):.2f} x "
-            f"(model time; {median(increments, model, 1) / median(increments, peer, 1):.2f} x with dbt's start-up)"
+            f"{model} / {peer}, {batch:,} new rows: "
+            f"{_median(increments, model, 0) / _median(increments, peer, 0):.2f} x "
+            f"(model time; {_median(increments, model, 1) / _median(increments, peer, 1):.2f} x with dbt's start-up)"
         )
-    return 0
+
+
+def report_incremental_growth(model: str, models: list[str], sizes: list[dict]) -> None:
+    """How an incremental run's model time grows with the history, from the first size."""
+    first = sizes[0]
+    print("\nan incremental run as the history grows (model time, median):")
+    print("| model | events of history | run s | × the first size | run / full refresh |\n|---|---:|---:|---:|---:|")
+    for name in models:
+        base = _median(first["increments"], name, 0)
+        for size in sizes:
+            run = _median(size["increments"], name, 0)
+            full = _median(size["full"], name, 0)
+            print(f"| {name} | {size['events']:,} | {run:.2f} | {run / base:.2f} | {run / full:.1%} |")
 
 
 def main(argv=None) -> int:
@@ -542,11 +640,16 @@ def main(argv=None) -> int:
     parser.add_argument("--state-dir", type=Path, default=PROJECT_DIR / ".spark_state" / "bench")
     parser.add_argument("--clean", action="store_true", help="regenerate the events")
     parser.add_argument(
-        "--incremental", action="store_true", help="time the windowed_incremental model (first --events size)"
+        "--incremental", action="store_true", help="time the windowed_incremental model (each --events size)"
     )
     parser.add_argument("--session", action="store_true", help="with --incremental: the session model")
     parser.add_argument(
         "--new-rows", type=int, help="with --incremental: rows each incremental run adds (default 1%% of the history)"
+    )
+    parser.add_argument(
+        "--refresh-runs",
+        type=int,
+        help="with --incremental: timed full refreshes per size, with no warm-up (default: --runs, after a warm-up)",
     )
     parser.add_argument(
         "--dbt", action="store_true", help="build each case as a dbt table model instead of writing to noop"
