@@ -16,18 +16,26 @@
 {% endmacro %}
 
 
-{#- Step 2, the check of the rows at or below the newest ingestion time a committed run processed
-    (_sw_incremental_arrival_check_sql): rows there that no run read are refused, with their
-    number, before any table changes; the input's ingestion_time_col must only grow in the order
-    rows become visible. Returns this run's arrival counts (JSON text) for its commit. A state
-    table without arrival counts (written before they existed) checks nothing once: that run
-    counts every row as processed. -#}
+{#- Step 2, the check of the rows at or below the newest ingestion time a committed run processed:
+    rows there that no run read are refused, with their number, before any table changes; the
+    input's ingestion_time_col must only grow in the order rows become visible. The input's rows
+    are counted first (_sw_incremental_arrival_counts_sql); only when they do not add up are they
+    compared hour by hour (_sw_incremental_arrival_check_sql), which reads the ingestion time of
+    every row. Returns this run's arrival counts (JSON text) for its commit. A state table without
+    arrival counts (written before they existed) checks nothing once: that run counts every row
+    as processed. -#}
 {% macro _sw_incremental_check_arrivals(cfg, model_sql, state_table, state, summary, batch_view=none) %}
     {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
     {%- set after_us = state.ingestion_us if checked else none -%}
     {%- set until_us = [state.ingestion_us, summary.max_ingestion_us] | reject('none') | list -%}
+    {%- set until_us = until_us | max if until_us else none -%}
+    {%- set counts = run_query(spark_windows._sw_incremental_arrival_counts_sql(
+        cfg, model_sql, state_table if checked else none, after_us, until_us)).rows[0] -%}
+    {%- if not checked or counts[0] | int == counts[1] | int + counts[2] | int -%}
+        {{ return(counts[3]) }}
+    {%- endif -%}
     {%- set row = run_query(spark_windows._sw_incremental_arrival_check_sql(
-        cfg, model_sql, state_table, after_us, until_us | max if until_us else none)).rows[0] -%}
+        cfg, model_sql, state_table, after_us, until_us)).rows[0] -%}
     {%- if row[0] | int > 0 -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(

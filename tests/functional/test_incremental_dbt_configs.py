@@ -222,7 +222,8 @@ def hour_us(text: str) -> int:
 def test_a_row_landed_at_or_below_the_processed_ingestion_time_fails_the_run_with_its_number(project):
     """ingestion_time_col must grow in the order rows become visible. A row that lands after the
     run of 08:02 with the ingestion time 08:01:30 is one no run reads: the next run fails and
-    changes nothing. Rows removed from the input (retention) are no such row."""
+    changes nothing. Rows removed from the input (retention) are no such row. A run compares
+    the input's rows hour by hour only when their count does not add up."""
     state = f"{SCHEMA}.page_clicks__state"
     run(project, "2024-05-01 08:02:00", full_refresh=True)
     # arrival counts per hour of ingestion time: both rows so far in the hour of 08:00
@@ -231,6 +232,8 @@ def test_a_row_landed_at_or_below_the_processed_ingestion_time_fails_the_run_wit
     ]
 
     shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False, landed_late=True)
+    # the counts (input_rows) did not add up, so the run compared every hour (unprocessed_rows)
+    assert "input_rows" in shown and "unprocessed_rows" in shown
     assert (
         f"windowed_incremental: 1 rows of {SCHEMA}.page_clicks's input have an ingested_at (ingestion_time_col) "
         "at or before 2024-05-01 08:02:00.000000, the newest ingestion time its committed runs processed, but were "
@@ -255,6 +258,10 @@ def test_a_row_landed_at_or_below_the_processed_ingestion_time_fails_the_run_wit
         ("cart", "2024-05-01 08:01:00", 1),
         ("cart", "2024-05-01 08:02:00", 1),
     ]
+
+    # the next run's counts add up (4 rows in the input, 4 processed): no hour-by-hour comparison
+    shown, _ = run(project, "2024-05-01 08:03:00", landed_late=True)
+    assert "input_rows" in shown and "unprocessed_rows" not in shown
 
 
 def test_full_refresh_under_location_root_starts_from_empty_tables(project):

@@ -282,6 +282,31 @@ def test_the_arrival_check_parses_and_reads_the_state_only_with_a_processed_time
     assert "ingested_at <= timestamp_micros(1714554000000000)" in check
 
 
+@pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
+def test_the_arrival_counts_read_the_new_rows_and_count_the_input_only_with_a_state(incremental_renderer, state_table):
+    cfg = config(incremental_renderer)
+    after_us = None if state_table is None else 1714550400000000
+    counts = incremental_renderer.call(
+        "_sw_incremental_arrival_counts_sql", cfg, "select * from events", state_table, after_us, 1714554000000000,
+    )  # fmt: skip
+    parsed = parse(counts)
+    assert [column.alias_or_name for column in parsed.selects] == [
+        "input_rows", "processed_rows", "after_rows", "arrival_counts",
+    ]  # fmt: skip
+    # the rows by hour: only those after the processed time; this run's: up to its newest
+    hours = parsed.find(exp.CTE).sql("spark").lower()
+    assert ("ingested_at > timestamp_micros(1714550400000000)" in hours) == (after_us is not None)
+    assert "ingested_at <= timestamp_micros(1714554000000000)" in hours
+    # the input's count reads every row, with no filter; the processed rows are the state's
+    columns = {column.alias_or_name: column.sql("spark").lower() for column in parsed.selects}
+    if state_table is None:
+        assert "select" not in columns["input_rows"] and "select" not in columns["processed_rows"]
+        assert "sensor_vehicles__state" not in counts
+    else:
+        assert "from events" in columns["input_rows"] and " where " not in columns["input_rows"]
+        assert "sensor_vehicles__state" in columns["processed_rows"] and "arrival_counts" in columns["processed_rows"]
+
+
 def test_good_config_is_read_in_microseconds(incremental_renderer):
     cfg = config(incremental_renderer, window=WINDOWS["hop"], emit="changelog")
     assert (cfg["delay_us"], cfg["lateness_us"], cfg["spec"]["pane_us"]) == (5 * MINUTE, 10 * MINUTE, MINUTE)
