@@ -6,7 +6,7 @@
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
-    python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --new-rows 100000 --refresh-runs 1
+    python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
     python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
     python scripts/bench.py --dbt --events 3000000 --order random time --key-type int --keys 10 1000
@@ -39,7 +39,11 @@ it, and the whole dbt invocation) and their ratio, and per run the Spark jobs it
 bytes it wrote to table files (Hadoop's file system statistics: staging tables that a run drops
 count too) and the bytes of the model's table files it left new. Each --events size builds its
 history from nothing, in turn; with several, the report ends with how a run grows from the first
-size. --refresh-runs 1 times a single full refresh per size, with no warm-up (large histories). With --session as well, the session model
+size. --refresh-runs 1 times a single full refresh per size, with no warm-up (large histories).
+Every size spans --days; with --same-rate, --days x its size / the first size: the events arrive
+at the same rate, as in a history that grows as time passes, and a run's new rows touch as many
+windows at every size (over a fixed span, a larger history is denser, and the same number of new
+rows spans less time and touches fewer windows). With --session as well, the session model
 models/bench/bench_sessions_incremental.sql (gap 2 minutes) over events whose keys are drawn at
 random, so each key's events arrive as a random stream (about 4 events a session).
 
@@ -484,7 +488,8 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     from pyspark.sql import functions as F
 
     variables = '{"spark_windows_bench": true, "spark_windows_bench_source": "spark_windows.bench_events"}'
-    span_us, start_us = args.days * 86_400_000_000, 1_704_067_200_000_000
+    days = args.days * events / args.events[0] if args.same_rate else args.days
+    span_us, start_us = int(days * 86_400_000_000), 1_704_067_200_000_000
     batch = args.new_rows or events // 100
 
     def rows(first: int, count: int):
@@ -558,6 +563,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     table_bytes = folder_bytes(folders[model])
     return {
         "events": events,
+        "days": days,
         "batch": batch,
         "windows": windows,
         "counted": counted,
@@ -580,7 +586,7 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
     print(
         f"\nwindowed_incremental, {'session gap 2 minutes' if args.session else 'tumble 1 minute'}: "
         f"{size['events']:,} events of history, {args.keys:,} keys, "
-        f"{args.days} day(s), {batch:,} new rows per incremental run ({size['windows']:,} windows at the end, "
+        f"{size['days']:g} day(s), {batch:,} new rows per incremental run ({size['windows']:,} windows at the end, "
         f"its table {size['table_bytes'] / 1e6:,.1f} MB); local[2], driver memory {args.driver_memory}; "
         f"{refreshes}{warm}, median of {len(increments)} incremental runs"
     )
@@ -613,13 +619,18 @@ def report_incremental_growth(model: str, models: list[str], sizes: list[dict]) 
     """How an incremental run's model time grows with the history, from the first size."""
     first = sizes[0]
     print("\nan incremental run as the history grows (model time, median):")
-    print("| model | events of history | run s | × the first size | run / full refresh |\n|---|---:|---:|---:|---:|")
+    print(
+        "| model | events of history | days | run s | × the first size | run / full refresh |\n"
+        "|---|---:|---:|---:|---:|---:|"
+    )
     for name in models:
         base = _median(first["increments"], name, 0)
         for size in sizes:
             run = _median(size["increments"], name, 0)
             full = _median(size["full"], name, 0)
-            print(f"| {name} | {size['events']:,} | {run:.2f} | {run / base:.2f} | {run / full:.1%} |")
+            print(
+                f"| {name} | {size['events']:,} | {size['days']:g} | {run:.2f} | {run / base:.2f} | {run / full:.1%} |"
+            )
 
 
 def main(argv=None) -> int:
@@ -645,6 +656,11 @@ def main(argv=None) -> int:
     parser.add_argument("--session", action="store_true", help="with --incremental: the session model")
     parser.add_argument(
         "--new-rows", type=int, help="with --incremental: rows each incremental run adds (default 1%% of the history)"
+    )
+    parser.add_argument(
+        "--same-rate",
+        action="store_true",
+        help="with --incremental and several --events sizes: each history spans --days x its size / the first size",
     )
     parser.add_argument(
         "--refresh-runs",
