@@ -474,11 +474,8 @@ def io_counters(spark) -> tuple[int, int]:
 
 def folder_bytes(folder: Path, since: float = 0.0) -> int:
     """The bytes of the files under `folder` last modified at or after `since` (a time.time())."""
-    total = 0
-    for path in folder.rglob("*"):
-        if path.is_file() and path.stat().st_mtime >= since:
-            total += path.stat().st_size
-    return total
+    stats = (path.stat() for path in folder.rglob("*") if path.is_file())
+    return sum(stat.st_size for stat in stats if stat.st_mtime >= since)
 
 
 def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> dict:
