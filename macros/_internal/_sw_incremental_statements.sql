@@ -105,9 +105,17 @@ mapreduce.fileoutputcommitter.algorithm.version
 {% endmacro %}
 
 
-{#- Step 3: the staging table, the next version of the partitions to rewrite. -#}
-{% macro _sw_incremental_stage_sql(pending, stage_sql) -%}
-create table {{ pending }} using parquet as
+{#- Step 3: the staging table, the next version of the partitions the run replaces. With a
+    `folder` (_sw_incremental_run_folder) it is partitioned like the table of windows and written
+    there, for the table to take its partitions by metadata (_sw_incremental_repoint); without
+    one it is a managed table, rewritten into the table (_sw_incremental_overwrite_sql). -#}
+{% macro _sw_incremental_stage_sql(pending, stage_sql, folder=none) -%}
+create table {{ pending }} using parquet
+{%- if folder %}
+partitioned by (window_partition)
+location '{{ folder | replace('\\', '\\\\') | replace("'", "\\'") }}'
+{%- endif %}
+as
 {{ stage_sql }}
 {%- endmacro %}
 

@@ -24,7 +24,9 @@ where false
     started; the run's own drops go through adapter.drop_relation, which updates it): Spark
     analyses the whole SELECT even when the table exists. Under a location_root (`own_folder`) the table's folder
     (`<root>/<table>`) may hold the files of the table a --full-refresh (or a kill inside a DROP
-    TABLE) dropped: dropping a table with a LOCATION leaves its files. Spark 4.1 and older
+    TABLE) dropped: dropping a table with a LOCATION leaves its files. A staging table written in
+    its run's folder (_sw_incremental_run_folder) is created here too: the folder may hold the
+    files of an attempt killed before its commit. Spark 4.1 and older
     overwrite that folder; Spark 4.3 refuses a CREATE TABLE AS into a non-empty folder unless
     spark.sql.legacy.allowNonEmptyLocationInCTAS is set, so it is set for this statement and
     then given its value back: the old rows never come back, on every release. -#}
@@ -106,13 +108,19 @@ where false
 {% endmacro %}
 
 
-{#- Rewrites the table's partitions from a staging table (recovery applies a committed one again;
-    a run writes the same two steps itself, the overwrite as its main statement): a dynamic
-    INSERT OVERWRITE of the partitions it has rows for (_sw_incremental_overwrite_sql), then, for
-    sessions, _sw_incremental_drop_emptied. Both steps can be repeated. -#}
+{#- Recovery applies again the staging table a committed run left, as the run would have: one
+    written in a run's folder (an external table) by re-pointing the table's partitions at it
+    (_sw_incremental_repoint, checking which already are); a managed one by a dynamic INSERT
+    OVERWRITE of the partitions it has rows for (_sw_incremental_overwrite_sql), then, for
+    sessions, _sw_incremental_drop_emptied. Every step can be repeated. -#}
 {% macro _sw_incremental_apply(cfg, target, pending) %}
-    {%- do run_query(spark_windows._sw_incremental_overwrite_sql(cfg, target, pending)) -%}
-    {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending) -%}
+    {%- set staged = spark_windows._sw_describe_table(pending) -%}
+    {%- if staged.type == 'EXTERNAL' -%}
+        {%- do spark_windows._sw_incremental_repoint(target, pending, staged.location, recovering=true) -%}
+    {%- else -%}
+        {%- do run_query(spark_windows._sw_incremental_overwrite_sql(cfg, target, pending)) -%}
+        {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending) -%}
+    {%- endif -%}
 {% endmacro %}
 
 
@@ -126,5 +134,93 @@ where false
         {%- for row in emptied.rows -%}
             {%- do run_query('alter table ' ~ target ~ " drop if exists partition (window_partition = '" ~ row[0] ~ "')") -%}
         {%- endfor -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- `describe formatted` of a table, or of one of its partitions (`partition`: a partition spec
+    such as `window_partition = '...'`): {type (MANAGED or EXTERNAL; none for a partition),
+    location}, read after the columns (a column may be named `type`): the first row of each name
+    under `# Detailed ... Information` is the table's or partition's own. -#}
+{% macro _sw_describe_table(relation, partition=none) %}
+    {%- set described = {'type': none, 'location': none} -%}
+    {%- set details = namespace(seen=false) -%}
+    {%- for row in run_query('describe formatted ' ~ relation ~ (' partition (' ~ partition ~ ')' if partition else '')).rows -%}
+        {%- set name = (row[0] or '') | trim | lower -%}
+        {%- if name.startswith('# detailed') -%}
+            {%- set details.seen = true -%}
+        {%- elif details.seen and name in described and described[name] is none -%}
+            {%- do described.update({name: (row[1] or '') | trim}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(described) }}
+{% endmacro %}
+
+
+{#- The write-once commit: the folder a run writes its staging table in, `<table folder>/run-<batch>`,
+    for the table of windows to take its partitions by metadata (_sw_incremental_repoint); none
+    when the run rewrites them instead:
+      - sessions: their staging table also holds the stored sessions a merge removes;
+      - a table Spark does not manage (location_root): dropping an external table's partition keeps
+        its folder, so the old version of each replaced partition would stay on disk.
+    The folder is the same for every attempt at a batch: an attempt killed before its commit left
+    files there, which the next attempt's CREATE TABLE AS overwrites (_sw_incremental_create). A
+    name without `_`, `.` or `=` at its start: Spark skips such folders, or reads them as
+    partitions. -#}
+{% macro _sw_incremental_run_folder(cfg, target, batch_id) %}
+    {%- if cfg.session -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set table = spark_windows._sw_describe_table(target) -%}
+    {{ return(table.location ~ '/run-' ~ batch_id if table.type == 'MANAGED' and table.location else none) }}
+{% endmacro %}
+
+
+{#- The partition spec of a folder name SHOW PARTITIONS lists (`window_partition=2024-05-01 08%3A00%3A00`):
+    Spark escapes `:` in a timestamp's folder name, and no other character a timestamp holds. -#}
+{% macro _sw_partition_spec(name) %}
+    {%- set column, value = name.split('=', 1) -%}
+    {%- set value = value | replace('%3A', ':') -%}
+    {%- if '%' in value or "'" in value -%}
+        {{ exceptions.raise_compiler_error("windowed_incremental: unexpected partition folder " ~ name ~ " (a timestamp partition was expected)") }}
+    {%- endif -%}
+    {{ return(column ~ " = '" ~ value ~ "'") }}
+{% endmacro %}
+
+
+{#- Step 5 of a write-once run (_sw_incremental_run_folder): the table of windows takes the
+    partitions of the staging table, written in `folder`, by metadata. The partitions it holds
+    are dropped first, in one statement (the table is managed: Spark deletes each one's folder,
+    the files of its old version), then every staged partition is added at its folder in the
+    run's, in one statement. A reader between the two sees the replaced partitions missing, as
+    a rewrite's reader sees each partition's files replaced. Dropping the staging table after it
+    (an external table) keeps the files.
+    `recovering`: the apply of a committed run may have been killed midway; a staged partition the
+    table already holds at its folder in the run's is left as it is. -#}
+{% macro _sw_incremental_repoint(target, pending, folder, recovering=false) %}
+    {%- set staged = run_query('show partitions ' ~ pending).rows | map(attribute=0) | list -%}
+    {%- if staged | length == 0 -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list -%}
+    {%- set quoted = folder | replace('\\', '\\\\') | replace("'", "\\'") -%}
+    {%- set replaced = [] -%}
+    {%- set added = [] -%}
+    {%- for name in staged -%}
+        {%- set spec = spark_windows._sw_partition_spec(name) -%}
+        {%- if name in held and recovering and spark_windows._sw_describe_table(target, spec).location == folder ~ '/' ~ name -%}
+            {#- re-pointed before the apply was killed -#}
+        {%- else -%}
+            {%- if name in held -%}
+                {%- do replaced.append('partition (' ~ spec ~ ')') -%}
+            {%- endif -%}
+            {%- do added.append('partition (' ~ spec ~ ") location '" ~ quoted ~ '/' ~ name ~ "'") -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if replaced -%}
+        {%- do run_query('alter table ' ~ target ~ ' drop if exists ' ~ replaced | join(', ')) -%}
+    {%- endif -%}
+    {%- if added -%}
+        {%- do run_query('alter table ' ~ target ~ ' add ' ~ added | join(' ')) -%}
     {%- endif -%}
 {% endmacro %}

@@ -82,12 +82,15 @@
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog.
                Steps 3 to 5 write with Hadoop's commit algorithm 2 (_sw_commit_algorithm_key). -#}
         {%- set session_algorithm = spark_windows._sw_swap_session(spark_windows._sw_commit_algorithm_key(), 2) -%}
-        {%- if plan.rewrite -%}
-            {%- do run_query(spark_windows._sw_incremental_stage_sql(pending, steps.stage)) -%}
-        {%- endif -%}
         {%- if not plan.target_exists -%}
             {%- do spark_windows._sw_incremental_create(target, spark_windows._sw_incremental_create_sql(target,
                 spark_windows._sw_incremental_stored_sql(cfg, '(' ~ steps.stage ~ ')'), 'window_partition', clauses.table), own_folders) -%}
+        {%- endif -%}
+        {#- Write once where the table can take the staged partitions by metadata (a folder of the
+            run's own, _sw_incremental_run_folder); else the staging table is rewritten into it. -#}
+        {%- set run_folder = spark_windows._sw_incremental_run_folder(cfg, target, batch_id) if plan.rewrite else none -%}
+        {%- if plan.rewrite -%}
+            {%- do spark_windows._sw_incremental_create(pending, spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder), run_folder is not none) -%}
         {%- endif -%}
         {%- do spark_windows._sw_incremental_create(tables.late, spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders) -%}
         {%- if plan.late_rows > 0 -%}
@@ -108,20 +111,25 @@
         {%- endif -%}
         {%- set commit_sql = spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
 
-        {#- 5. Apply: rewrite the staged partitions of the table, then drop the staging table. A
-               run with only a commit to write (no staging table) has the commit as its main
-               statement. -#}
-        {%- if plan.rewrite -%}
+        {#- 5. Apply: the table takes the staged partitions, by metadata from the run's folder or
+               by a rewrite (its main statement), then the staging table is dropped. A run that
+               writes once, or has no staging table, has the commit as its main statement. -#}
+        {%- if plan.rewrite and run_folder is none -%}
             {%- do run_query(commit_sql) -%}
             {%- call statement('main') -%}
                 {{ spark_windows._sw_incremental_overwrite_sql(cfg, target, pending) }}
             {%- endcall -%}
             {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending) -%}
-            {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
         {%- else -%}
             {%- call statement('main') -%}
                 {{ commit_sql }}
             {%- endcall -%}
+            {%- if plan.rewrite -%}
+                {%- do spark_windows._sw_incremental_repoint(target, pending, run_folder) -%}
+            {%- endif -%}
+        {%- endif -%}
+        {%- if plan.rewrite -%}
+            {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
         {%- endif -%}
         {%- do run_query(spark_windows._sw_set_session_sql(spark_windows._sw_commit_algorithm_key(), session_algorithm)) -%}
     {%- endif -%}

@@ -574,7 +574,8 @@ def test_applying_a_session_run_empties_only_the_partitions_it_read_that_keep_no
     renderer.touch_answer = ["2024-05-01 08:00:00.000000"]  # the one partition left empty
     renderer.queries.clear()
     renderer.call("_sw_incremental_apply", cfg, Target(), "spark_windows.pending")
-    overwrite, emptied, drop = renderer.queries
+    described, overwrite, emptied, drop = renderer.queries
+    assert described == "describe formatted spark_windows.pending"  # a managed staging table: rewritten
     assert overwrite.startswith("insert overwrite table spark_windows.sensor_vehicles partition (window_partition)")
     assert "__sw_role in ('fresh', 'kept')" in overwrite
     # the partitions the run read ('drop' rows), less those the rewrite has a session for
@@ -777,3 +778,116 @@ def test_the_commit_counts_the_updated_windows_in_its_own_statement(incremental_
     assert (counted is not None) == rewrite
     if rewrite:
         assert counted.sql(dialect="spark") == "(SELECT COUNT_IF(__sw_fresh_window) FROM spark_windows.sensor_vehicles)"
+
+
+# --- the write-once commit: the table takes a run's staged partitions by metadata -------------
+
+FOLDER = "file:/w/spark_windows.db/sensor_vehicles/run-7"
+EIGHT, NINE = "window_partition=2024-05-01 08%3A00%3A00", "window_partition=2024-05-01 09%3A00%3A00.5"
+
+
+def describe_rows(table_type, location, column="type"):
+    """`describe formatted` rows: a column (named like a detail row), then the details."""
+    return [[column, "string", None], ["", "", ""], ["# Detailed Table Information", "", ""]] + [
+        ["Type", table_type, ""],
+        ["Location", location, ""],
+        ["# Storage Information", "", ""],
+        ["Location", "file:/elsewhere", ""],
+    ]
+
+
+@pytest.fixture()
+def catalog_renderer() -> MacroRenderer:
+    """`run_query` answers from `renderer.answers`: the rows of the first key the query starts with."""
+    renderer = MacroRenderer()
+    renderer.queries, renderer.answers = [], {}
+
+    def run_query(sql):
+        renderer.queries.append(sql)
+        return Answer(next((rows for start, rows in renderer.answers.items() if sql.startswith(start)), []))
+
+    renderer.env.globals["run_query"] = run_query
+    return renderer
+
+
+@pytest.mark.parametrize("column", ["type", "location"])
+def test_describing_a_table_reads_its_details_not_a_column_of_the_same_name(catalog_renderer, column):
+    catalog_renderer.answers["describe formatted t"] = describe_rows("EXTERNAL", "file:/w/t", column)
+    assert catalog_renderer.call("_sw_describe_table", "t") == {"type": "EXTERNAL", "location": "file:/w/t"}
+
+
+@pytest.mark.parametrize(
+    ("table_type", "session", "folder"),
+    [
+        ("MANAGED", False, "file:/w/spark_windows.db/sensor_vehicles/run-7"),
+        ("EXTERNAL", False, None),  # location_root: a dropped partition would keep its folder
+        ("MANAGED", True, None),  # sessions: the staging table holds the removed sessions too
+    ],
+)
+def test_a_run_writes_once_only_into_a_managed_table_of_fixed_windows(catalog_renderer, table_type, session, folder):
+    catalog_renderer.answers["describe formatted spark_windows.sensor_vehicles"] = describe_rows(
+        table_type, "file:/w/spark_windows.db/sensor_vehicles"
+    )
+    cfg = {"session": session}
+    assert catalog_renderer.call("_sw_incremental_run_folder", cfg, Target(), 7) == folder
+    stage = catalog_renderer.call("_sw_incremental_stage_sql", "spark_windows.pending", "select 1 as x", folder)
+    tree = parse(stage)
+    assert (tree.find(exp.PartitionedByProperty) is not None) == (folder is not None)
+    assert (f"location '{folder}'" in stage) == (folder is not None)
+
+
+def test_a_write_once_apply_drops_the_replaced_partitions_then_adds_the_staged_ones(catalog_renderer):
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [NINE]]
+    catalog_renderer.answers["show partitions spark_windows.sensor_vehicles"] = [
+        ["window_partition=2024-05-01 07%3A00%3A00"],
+        [EIGHT],
+    ]
+    catalog_renderer.call("_sw_incremental_repoint", Target(), "spark_windows.pending", FOLDER)
+    drop, add = catalog_renderer.queries[2:]
+    assert (
+        drop
+        == "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 08:00:00')"
+    )
+    assert add == (
+        "alter table spark_windows.sensor_vehicles add"
+        f" partition (window_partition = '2024-05-01 08:00:00') location '{FOLDER}/{EIGHT}'"
+        f" partition (window_partition = '2024-05-01 09:00:00.5') location '{FOLDER}/{NINE}'"
+    )
+    parse(drop)
+
+
+def test_recovery_leaves_a_partition_already_re_pointed_at_the_run_as_it_is(catalog_renderer):
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [NINE]]
+    catalog_renderer.answers["show partitions spark_windows.sensor_vehicles"] = [[EIGHT], [NINE]]
+    detail = "describe formatted spark_windows.sensor_vehicles partition (window_partition = "
+    catalog_renderer.answers[detail + "'2024-05-01 08:00:00')"] = describe_rows(None, f"{FOLDER}/{EIGHT}")
+    catalog_renderer.answers[detail + "'2024-05-01 09:00:00.5')"] = describe_rows(None, f"file:/w/old/{NINE}")
+    catalog_renderer.call("_sw_incremental_repoint", Target(), "spark_windows.pending", FOLDER, True)
+    drop, add = [query for query in catalog_renderer.queries if query.startswith("alter table")]
+    assert (
+        drop
+        == "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 09:00:00.5')"
+    )
+    assert add == (
+        f"alter table spark_windows.sensor_vehicles add partition (window_partition = '2024-05-01 09:00:00.5') location '{FOLDER}/{NINE}'"
+    )
+
+
+def test_recovery_re_points_from_an_external_staging_table_and_rewrites_from_a_managed_one(catalog_renderer):
+    catalog_renderer.answers["describe formatted spark_windows.pending"] = describe_rows("EXTERNAL", FOLDER)
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[NINE]]
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(GOOD))
+    catalog_renderer.call("_sw_incremental_apply", cfg, Target(), "spark_windows.pending")
+    assert not any(query.startswith("insert overwrite") for query in catalog_renderer.queries)
+    assert catalog_renderer.queries[-1].endswith(f"location '{FOLDER}/{NINE}'")
+    catalog_renderer.queries.clear()
+    catalog_renderer.answers["describe formatted spark_windows.pending"] = describe_rows("MANAGED", "file:/w/p")
+    catalog_renderer.call("_sw_incremental_apply", cfg, Target(), "spark_windows.pending")
+    assert catalog_renderer.queries[-1].startswith(
+        "insert overwrite table spark_windows.sensor_vehicles partition (window_partition)"
+    )
+
+
+def test_a_partition_folder_that_is_not_a_timestamp_is_refused(catalog_renderer):
+    with pytest.raises(CompilerError, match="unexpected partition folder window_partition=a%2Fb"):
+        catalog_renderer.call("_sw_partition_spec", "window_partition=a%2Fb")
