@@ -189,9 +189,9 @@ where false
 
 
 {#- Step 5 of a write-once run (_sw_incremental_run_folder): the table of windows takes the
-    partitions of the staging table, written in `folder`, by metadata. The partitions it holds
-    are dropped first, in one statement (the table is managed: Spark deletes each one's folder,
-    the files of its old version), then every staged partition is added at its folder in the
+    partitions of the staging table, written in `folder`, by metadata. The staged partitions are
+    dropped from it first, in one statement, where it holds them (the table is managed: Spark
+    deletes each one's folder, the files of its old version), then added at their folders in the
     run's, in one statement. A reader between the two sees the replaced partitions missing, as
     a rewrite's reader sees each partition's files replaced. Dropping the staging table after it
     (an external table) keeps the files.
@@ -202,7 +202,7 @@ where false
     {%- if staged | length == 0 -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list -%}
+    {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list if recovering else staged -%}
     {%- set quoted = folder | replace('\\', '\\\\') | replace("'", "\\'") -%}
     {%- set replaced = [] -%}
     {%- set added = [] -%}
