@@ -13,6 +13,12 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 {%- endmacro %}
 
 
+{#- A Spark SQL string literal of `text`: quoted, its backslashes and quotes escaped. -#}
+{% macro _sw_string_literal(text) -%}
+'{{ text | replace('\\', '\\\\') | replace("'", "\\'") }}'
+{%- endmacro %}
+
+
 {% macro _sw_set_session_sql(key, value) -%}
 set {{ key }} = {{ value }}
 {%- endmacro %}
@@ -113,7 +119,7 @@ mapreduce.fileoutputcommitter.algorithm.version
 create table {{ pending }} using parquet
 {%- if folder %}
 partitioned by (window_partition)
-location '{{ folder | replace('\\', '\\\\') | replace("'", "\\'") }}'
+location {{ spark_windows._sw_string_literal(folder) }}
 {%- endif %}
 as
 {{ stage_sql }}
@@ -247,7 +253,7 @@ select
     {{ spark_windows._sw_us_literal(plan.run_us) }},
     '{{ pending.identifier if plan.rewrite else '' }}',
     '{{ fingerprint }}',
-    '{{ tojson(cfg.settings, sort_keys=true) | replace('\\', '\\\\') | replace("'", "\\'") }}',
+    {{ spark_windows._sw_string_literal(tojson(cfg.settings, sort_keys=true)) }},
     '{{ arrival_counts }}'
 {%- endmacro %}
 

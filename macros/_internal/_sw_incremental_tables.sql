@@ -203,7 +203,6 @@ where false
         {{ return(none) }}
     {%- endif -%}
     {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list if recovering else staged -%}
-    {%- set quoted = folder | replace('\\', '\\\\') | replace("'", "\\'") -%}
     {%- set replaced = [] -%}
     {%- set added = [] -%}
     {%- for name in staged -%}
@@ -214,7 +213,7 @@ where false
             {%- if name in held -%}
                 {%- do replaced.append('partition (' ~ spec ~ ')') -%}
             {%- endif -%}
-            {%- do added.append('partition (' ~ spec ~ ") location '" ~ quoted ~ '/' ~ name ~ "'") -%}
+            {%- do added.append('partition (' ~ spec ~ ') location ' ~ spark_windows._sw_string_literal(folder ~ '/' ~ name)) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if replaced -%}
