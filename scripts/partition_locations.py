@@ -1,5 +1,5 @@
 """Checks, on the Spark this Python has, the metastore operations that a write-once commit of
-windowed_incremental would rest on (docs/design/windowed_incremental.md, "A write-once commit"):
+windowed_incremental rests on (docs/design/windowed_incremental.md, "A write-once commit"):
 a run writes the next version of its partitions once, into a folder of its own, and the commit
 re-points the table's partitions at it.
 
@@ -114,6 +114,52 @@ def main(argv=None) -> int:
         local(described("t", "Location", "p = 'a'")) == run / "p=a" and rows("t") == [("w", 5, "a"), ("y", 2, "b")],
         (described("t", "Location", "p = 'a'"), rows("t")),
     )
+    # sessions: the staged rows the table never takes lie in the staging table's NULL partition,
+    # deleted by a managed table that takes that folder as a partition and is dropped
+    run = folder / "run-2"
+    sql(
+        f"create table s2 using parquet partitioned by (w) location '{run}' as select * from values "
+        "('x', 10, timestamp'2024-05-01 08:00:00'), ('old', 1, cast(null as timestamp)) as v(k, v, w)"
+    )
+    listed = [row[0] for row in sql("show partitions s2")]
+    unplaced = run / "w=__HIVE_DEFAULT_PARTITION__"
+    check(
+        "a NULL timestamp partition is listed and written as __HIVE_DEFAULT_PARTITION__",
+        listed == ["w=2024-05-01 08%3A00%3A00", "w=__HIVE_DEFAULT_PARTITION__"] and unplaced.is_dir(),
+        listed,
+    )
+    check(
+        "the NULL partition is read alone by `w is null`",
+        [tuple(row) for row in sql("select k from s2 where w is null")] == [("old",)],
+    )
+
+    def purge() -> None:
+        sql("drop table if exists purge")
+        sql("create table purge (n int) using parquet partitioned by (f string)")
+        sql(f"alter table purge add partition (f = 'staged') location '{unplaced}'")
+        sql("drop table if exists purge")
+
+    purge()
+    check(
+        "dropping a managed table deletes a partition folder outside its own",
+        not unplaced.exists() and (run / "w=2024-05-01 08%3A00%3A00").is_dir(),
+        sorted(path.name for path in run.iterdir()),
+    )
+    try:
+        sql("select k from s2 where w is null")
+        check("this session's listing of the staging table still names the deleted files", False, "it read them")
+    except Exception as error:  # noqa: BLE001 - a refusal is the expected outcome
+        check(
+            "this session's listing of the staging table still names the deleted files", "FILE_NOT_EXIST" in str(error)
+        )
+    sql("refresh table s2")
+    check(
+        "after REFRESH TABLE the deleted NULL partition reads as empty", sql("select k from s2 where w is null") == []
+    )
+    purge()
+    check("deleting it again changes nothing", not unplaced.exists())
+    sql("drop table s2")
+
     sql("drop table t")
     check("dropping the managed table deletes its folder with the runs' folders", not folder.exists())
     spark.stop()
