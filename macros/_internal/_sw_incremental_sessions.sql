@@ -373,8 +373,11 @@ __sw_fresh as (
              touch (__sw_fresh of _sw_incremental_session_fresh_ctes);
       kept   the other stored sessions of those partitions (is_final recomputed);
       old    the stored image of every touched session (for the changelog; never applied);
-      drop   each stored partition the run read: when no fresh or kept row is in it (its every
-             session moved into a merge), the rewrite removes it (_sw_incremental_apply). -#}
+      drop   each stored partition the run read, in __sw_stored_partition: when no fresh or kept
+             row is in it (its every session moved into a merge), the apply removes it
+             (_sw_incremental_emptied).
+    Only fresh and kept rows have a window_partition: staged in a run's folder, the rows of the
+    other roles lie in its NULL partition, which the table never takes (_sw_incremental_repoint). -#}
 {% macro _sw_incremental_session_pending_sql(cfg, model_sql, target, late_table, plan) -%}
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
@@ -479,6 +482,7 @@ select
     {{ spark_windows._sw_incremental_firing_columns(cfg) }},
     __sw_role,
     __sw_role = 'fresh' as __sw_fresh_window,
+    cast(null as timestamp) as __sw_stored_partition,
     {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
 from (
     {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') }}
@@ -501,12 +505,14 @@ select
     false as __sw_emit,
     'old' as __sw_role,
     false as __sw_fresh_window,
-    window_partition
+    cast(null as timestamp) as __sw_stored_partition,
+    cast(null as timestamp) as window_partition
 from __sw_touched
 {%- endmacro %}
 
 
-{#- Rows of role drop: one per partition of __sw_stored, every other column NULL. -#}
+{#- Rows of role drop: one per partition of __sw_stored, in __sw_stored_partition, every other
+    column NULL. -#}
 {% macro _sw_incremental_session_drop_rows(cfg) -%}
     {%- set firing = spark_windows._sw_incremental_firing_columns(cfg).split(', ') -%}
 select
@@ -515,7 +521,8 @@ select
     {%- endfor %}
     'drop' as __sw_role,
     false as __sw_fresh_window,
-    window_partition
+    window_partition as __sw_stored_partition,
+    cast(null as timestamp) as window_partition
 from (select distinct window_partition from __sw_stored) as __sw_a
 {%- endmacro %}
 

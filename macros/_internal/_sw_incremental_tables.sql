@@ -112,28 +112,58 @@ where false
     written in a run's folder (an external table) by re-pointing the table's partitions at it
     (_sw_incremental_repoint, checking which already are); a managed one by a dynamic INSERT
     OVERWRITE of the partitions it has rows for (_sw_incremental_overwrite_sql), then, for
-    sessions, _sw_incremental_drop_emptied. Every step can be repeated. -#}
+    sessions, dropping the partitions it empties. Every step can be repeated. A session staging
+    table left by a version before __sw_stored_partition has its drop rows' partition in
+    window_partition. -#}
 {% macro _sw_incremental_apply(cfg, target, pending) %}
     {%- set staged = spark_windows._sw_describe_table(pending) -%}
     {%- if staged.type == 'EXTERNAL' -%}
-        {%- do spark_windows._sw_incremental_repoint(target, pending, staged.location, recovering=true) -%}
+        {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, staged.location, recovering=true) -%}
     {%- else -%}
         {%- do run_query(spark_windows._sw_incremental_overwrite_sql(cfg, target, pending)) -%}
-        {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending) -%}
+        {%- set columns = adapter.get_columns_in_relation(pending) | map(attribute='name') | map('lower') | list if cfg.session else [] -%}
+        {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, '__sw_stored_partition' if '__sw_stored_partition' in columns else 'window_partition') -%}
     {%- endif -%}
 {% endmacro %}
 
 
-{#- Sessions: drops the partitions the run read (role 'drop') that the staging table has no
-    session for, their every session having moved into a merge. Nothing for fixed windows. -#}
-{% macro _sw_incremental_drop_emptied(cfg, target, pending) %}
+{#- Sessions: the partition specs of the partitions the run read (role drop, their partition in
+    `column`) that no fresh or kept row of the staging table is in, their every session having
+    moved into a merge. `staged`: the specs of the partitions of a staging table written in a
+    run's folder, whose drop rows lie in its NULL partition (read alone). -#}
+{% macro _sw_incremental_emptied(pending, column='__sw_stored_partition', staged=none) %}
+    {%- if staged is none -%}
+        {%- set query = "select distinct cast(__sw_a." ~ column ~ " as string)\nfrom " ~ pending ~ " as __sw_a\n"
+            ~ "left anti join (select window_partition from " ~ pending ~ " where __sw_role in ('fresh', 'kept')) as __sw_b\n"
+            ~ "    on __sw_a." ~ column ~ " = __sw_b.window_partition\nwhere __sw_a.__sw_role = 'drop'" -%}
+    {%- else -%}
+        {%- set query = "select distinct cast(" ~ column ~ " as string)\nfrom " ~ pending
+            ~ "\nwhere window_partition is null and __sw_role = 'drop'" -%}
+    {%- endif -%}
+    {%- set emptied = [] -%}
+    {%- for row in run_query(query).rows -%}
+        {%- set spec = "window_partition = '" ~ row[0] ~ "'" -%}
+        {%- if spec not in (staged or []) -%}
+            {%- do emptied.append(spec) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(emptied) }}
+{% endmacro %}
+
+
+{#- Sessions: drops the partitions a managed staging table empties (_sw_incremental_emptied). -#}
+{% macro _sw_incremental_drop_emptied(cfg, target, pending, column='__sw_stored_partition') %}
     {%- if cfg.session -%}
-        {%- set emptied = run_query("select distinct date_format(__sw_a.window_partition, 'yyyy-MM-dd HH:mm:ss.SSSSSS')\nfrom "
-            ~ pending ~ " as __sw_a\nleft anti join (select window_partition from " ~ pending ~ " where __sw_role in ('fresh', 'kept')) as __sw_b\n"
-            ~ "    on __sw_a.window_partition = __sw_b.window_partition\nwhere __sw_a.__sw_role = 'drop'") -%}
-        {%- for row in emptied.rows -%}
-            {%- do run_query('alter table ' ~ target ~ " drop if exists partition (window_partition = '" ~ row[0] ~ "')") -%}
-        {%- endfor -%}
+        {%- do spark_windows._sw_incremental_drop_partitions(target, spark_windows._sw_incremental_emptied(pending, column)) -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- Drops the partitions of `specs` (partition specs) that the table holds, in one statement;
+    a managed table deletes their folders. -#}
+{% macro _sw_incremental_drop_partitions(target, specs) %}
+    {%- if specs -%}
+        {%- do run_query('alter table ' ~ target ~ ' drop if exists partition (' ~ specs | join('), partition (') ~ ')') -%}
     {%- endif -%}
 {% endmacro %}
 
@@ -159,18 +189,14 @@ where false
 
 {#- The write-once commit: the folder a run writes its staging table in, `<table folder>/run-<batch>`,
     for the table of windows to take its partitions by metadata (_sw_incremental_repoint); none
-    when the run rewrites them instead:
-      - sessions: their staging table also holds the stored sessions a merge removes;
-      - a table Spark does not manage (location_root): dropping an external table's partition keeps
-        its folder, so the old version of each replaced partition would stay on disk.
+    when the run rewrites them instead, into a table Spark does not manage (location_root):
+    dropping an external table's partition keeps its folder, so the old version of each replaced
+    partition would stay on disk.
     The folder is the same for every attempt at a batch: an attempt killed before its commit left
     files there, which the next attempt's CREATE TABLE AS overwrites (_sw_incremental_create). A
     name without `_`, `.` or `=` at its start: Spark skips such folders, or reads them as
     partitions. -#}
-{% macro _sw_incremental_run_folder(cfg, target, batch_id) %}
-    {%- if cfg.session -%}
-        {{ return(none) }}
-    {%- endif -%}
+{% macro _sw_incremental_run_folder(target, batch_id) %}
     {%- set table = spark_windows._sw_describe_table(target) -%}
     {{ return(table.location ~ '/run-' ~ batch_id if table.type == 'MANAGED' and table.location else none) }}
 {% endmacro %}
@@ -190,36 +216,64 @@ where false
 
 {#- Step 5 of a write-once run (_sw_incremental_run_folder): the table of windows takes the
     partitions of the staging table, written in `folder`, by metadata. The staged partitions are
-    dropped from it first, in one statement, where it holds them (the table is managed: Spark
-    deletes each one's folder, the files of its old version), then added at their folders in the
-    run's, in one statement. A reader between the two sees the replaced partitions missing, as
-    a rewrite's reader sees each partition's files replaced. Dropping the staging table after it
-    (an external table) keeps the files.
+    dropped from it first, in one statement, where it holds them, with (sessions) the partitions
+    the run empties (the table is managed: Spark deletes each one's folder, the files of its old
+    version), then added at their folders in the run's, in one statement. A reader between the
+    two sees the replaced partitions missing, as a rewrite's reader sees each partition's files
+    replaced. Then the staging table's NULL partition (sessions: the rows of roles old and drop,
+    which the table never takes) is deleted (_sw_incremental_purge_folder). Dropping the staging
+    table after it (an external table) keeps the files, now the table's.
     `recovering`: the apply of a committed run may have been killed midway; a staged partition the
-    table already holds at its folder in the run's is left as it is. -#}
-{% macro _sw_incremental_repoint(target, pending, folder, recovering=false) %}
-    {%- set staged = run_query('show partitions ' ~ pending).rows | map(attribute=0) | list -%}
-    {%- if staged | length == 0 -%}
-        {{ return(none) }}
+    table already holds at its folder in the run's is left as it is, and the staging table is
+    listed again before its NULL partition is read (its folder may be deleted, after the
+    partitions were dropped and added). -#}
+{% macro _sw_incremental_repoint(cfg, target, pending, folder, recovering=false) %}
+    {%- set listed = run_query('show partitions ' ~ pending).rows | map(attribute=0) | list -%}
+    {%- set unplaced = 'window_partition=__HIVE_DEFAULT_PARTITION__' -%}
+    {%- set staged = listed | reject('equalto', unplaced) | list -%}
+    {%- set specs = [] -%}
+    {%- for name in staged -%}
+        {%- do specs.append(spark_windows._sw_partition_spec(name)) -%}
+    {%- endfor -%}
+    {%- set emptied = [] -%}
+    {%- if cfg.session and unplaced in listed -%}
+        {%- if recovering -%}
+            {#- the NULL partition's folder may be deleted already: a listing this Spark cached would name its files -#}
+            {%- do run_query('refresh table ' ~ pending) -%}
+        {%- endif -%}
+        {%- set emptied = spark_windows._sw_incremental_emptied(pending, staged=specs) -%}
     {%- endif -%}
     {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list if recovering else staged -%}
     {%- set replaced = [] -%}
     {%- set added = [] -%}
     {%- for name in staged -%}
-        {%- set spec = spark_windows._sw_partition_spec(name) -%}
+        {%- set spec = specs[loop.index0] -%}
         {%- if name in held and recovering and spark_windows._sw_describe_table(target, spec).location == folder ~ '/' ~ name -%}
             {#- re-pointed before the apply was killed -#}
         {%- else -%}
             {%- if name in held -%}
-                {%- do replaced.append('partition (' ~ spec ~ ')') -%}
+                {%- do replaced.append(spec) -%}
             {%- endif -%}
             {%- do added.append('partition (' ~ spec ~ ') location ' ~ spark_windows._sw_string_literal(folder ~ '/' ~ name)) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if replaced -%}
-        {%- do run_query('alter table ' ~ target ~ ' drop if exists ' ~ replaced | join(', ')) -%}
-    {%- endif -%}
+    {%- do spark_windows._sw_incremental_drop_partitions(target, replaced + emptied) -%}
     {%- if added -%}
         {%- do run_query('alter table ' ~ target ~ ' add ' ~ added | join(' ')) -%}
     {%- endif -%}
+    {%- if unplaced in listed -%}
+        {%- do spark_windows._sw_incremental_purge_folder(target, folder ~ '/' ~ unplaced) -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- Deletes `folder` (in the table's own folder) with what it holds: a managed table
+    `<table>__trash` takes it as a partition and is dropped, which deletes its partitions'
+    folders. A trash table a killed run left is dropped first (what it held is garbage too). -#}
+{% macro _sw_incremental_purge_folder(target, folder) %}
+    {%- set trash = target.incorporate(path={'identifier': target.identifier ~ '__trash'}, type='table') -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
+    {%- do run_query('create table ' ~ trash ~ ' (purged int) using parquet partitioned by (folder string)') -%}
+    {%- do run_query('alter table ' ~ trash ~ " add partition (folder = 'staged') location " ~ spark_windows._sw_string_literal(folder)) -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
 {% endmacro %}

@@ -13,6 +13,8 @@
       <model>__changelog  (emit='changelog') +I / -U / +U rows per run, partitioned by batch_id
       <model>__state      one row per committed run (batch): the commit log and the watermark
       <model>__pending_*  the next version of the partitions a run rewrites; dropped when applied
+      <model>__trash      (sessions) made and dropped by the apply, to delete staged rows the
+                          table does not take
 
     Like dbt-spark's table and incremental materializations it honours location_root (each kept
     table in its own folder under it), persist_docs (the model's description as the table's
@@ -88,7 +90,7 @@
         {%- endif -%}
         {#- Write once where the table can take the staged partitions by metadata (a folder of the
             run's own, _sw_incremental_run_folder); else the staging table is rewritten into it. -#}
-        {%- set run_folder = spark_windows._sw_incremental_run_folder(cfg, target, batch_id) if plan.rewrite else none -%}
+        {%- set run_folder = spark_windows._sw_incremental_run_folder(target, batch_id) if plan.rewrite else none -%}
         {%- if plan.rewrite -%}
             {%- do spark_windows._sw_incremental_create(pending, spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder), run_folder is not none) -%}
         {%- endif -%}
@@ -125,7 +127,7 @@
                 {{ commit_sql }}
             {%- endcall -%}
             {%- if plan.rewrite -%}
-                {%- do spark_windows._sw_incremental_repoint(target, pending, run_folder) -%}
+                {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, run_folder) -%}
             {%- endif -%}
         {%- endif -%}
         {%- if plan.rewrite -%}

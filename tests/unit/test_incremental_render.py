@@ -7,7 +7,7 @@ import re
 
 import pytest
 import sqlglot
-from macro_renderer import CompilerError, MacroRenderer
+from macro_renderer import CompilerError, MacroRenderer, Relation
 from project import PROJECT_DIR
 from sqlglot import exp
 
@@ -46,6 +46,9 @@ class Target:
 
     def __str__(self) -> str:
         return "spark_windows.sensor_vehicles"
+
+    def incorporate(self, path: dict, type: str) -> Relation:  # noqa: A002 (dbt's name)
+        return Relation(f"spark_windows.{path['identifier']}")
 
 
 @pytest.fixture(scope="module")
@@ -542,11 +545,12 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     recompute = fresh[0].split(" as\n", 1)[1] if later else pending_text
     parse(recompute)
     assert not later or not re.search(r"(?im)^\s*with\b|^__sw_\w+ as \(", recompute)
-    assert [column.alias_or_name for column in pending.selects][-(4 + len(firing_columns(policy))) :] == [
+    assert [column.alias_or_name for column in pending.selects][-(5 + len(firing_columns(policy))) :] == [
         "is_final",
         *firing_columns(policy),
         "__sw_role",
         "__sw_fresh_window",
+        "__sw_stored_partition",
         "window_partition",
     ]
     # rows of touched sessions are read again, within literal bounds, without the late ones,
@@ -568,23 +572,34 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     parse(stored)
 
 
-def test_applying_a_session_run_empties_only_the_partitions_it_read_that_keep_no_session(session_renderer):
+@pytest.mark.parametrize(
+    ("columns", "column"),
+    [
+        (["window_partition", "__sw_role", "__sw_stored_partition"], "__sw_stored_partition"),
+        (["window_partition", "__sw_role"], "window_partition"),  # staged by an earlier version
+    ],
+)
+def test_applying_a_managed_session_staging_table_empties_only_the_partitions_it_read_that_keep_no_session(
+    session_renderer, columns, column
+):
     renderer = session_renderer
     cfg = renderer.call("_sw_incremental_config", Config(SESSION))
-    renderer.touch_answer = ["2024-05-01 08:00:00.000000"]  # the one partition left empty
+    renderer.touch_answer = ["2024-05-01 08:00:00"]  # the one partition left empty
     renderer.queries.clear()
-    renderer.call("_sw_incremental_apply", cfg, Target(), "spark_windows.pending")
+    renderer.call("_sw_incremental_apply", cfg, Target(), Relation("spark_windows.pending", columns))
     described, overwrite, emptied, drop = renderer.queries
     assert described == "describe formatted spark_windows.pending"  # a managed staging table: rewritten
     assert overwrite.startswith("insert overwrite table spark_windows.sensor_vehicles partition (window_partition)")
     assert "__sw_role in ('fresh', 'kept')" in overwrite
     # the partitions the run read ('drop' rows), less those the rewrite has a session for
     query = parse(emptied)
+    assert query.selects[0].sql(dialect="spark") == f"CAST(__sw_a.{column} AS STRING)"
     join = query.find(exp.Join)
     assert join.args.get("kind") == "ANTI" and "__sw_role IN ('fresh', 'kept')" in join.this.sql()
+    assert join.args["on"].sql() == f"__sw_a.{column} = __sw_b.window_partition"
     assert query.args["where"].sql() == "WHERE __sw_a.__sw_role = 'drop'"
     assert drop == (
-        "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 08:00:00.000000')"
+        "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 08:00:00')"
     )
     parse(drop)
 
@@ -817,19 +832,17 @@ def test_describing_a_table_reads_its_details_not_a_column_of_the_same_name(cata
 
 
 @pytest.mark.parametrize(
-    ("table_type", "session", "folder"),
+    ("table_type", "folder"),
     [
-        ("MANAGED", False, "file:/w/spark_windows.db/sensor_vehicles/run-7"),
-        ("EXTERNAL", False, None),  # location_root: a dropped partition would keep its folder
-        ("MANAGED", True, None),  # sessions: the staging table holds the removed sessions too
+        ("MANAGED", "file:/w/spark_windows.db/sensor_vehicles/run-7"),
+        ("EXTERNAL", None),  # location_root: a dropped partition would keep its folder
     ],
 )
-def test_a_run_writes_once_only_into_a_managed_table_of_fixed_windows(catalog_renderer, table_type, session, folder):
+def test_a_run_writes_once_only_into_a_managed_table(catalog_renderer, table_type, folder):
     catalog_renderer.answers["describe formatted spark_windows.sensor_vehicles"] = describe_rows(
         table_type, "file:/w/spark_windows.db/sensor_vehicles"
     )
-    cfg = {"session": session}
-    assert catalog_renderer.call("_sw_incremental_run_folder", cfg, Target(), 7) == folder
+    assert catalog_renderer.call("_sw_incremental_run_folder", Target(), 7) == folder
     stage = catalog_renderer.call("_sw_incremental_stage_sql", "spark_windows.pending", "select 1 as x", folder)
     tree = parse(stage)
     assert (tree.find(exp.PartitionedByProperty) is not None) == (folder is not None)
@@ -838,7 +851,8 @@ def test_a_run_writes_once_only_into_a_managed_table_of_fixed_windows(catalog_re
 
 def test_a_write_once_apply_drops_the_staged_partitions_then_adds_them_at_the_run_folder(catalog_renderer):
     catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [NINE]]
-    catalog_renderer.call("_sw_incremental_repoint", Target(), "spark_windows.pending", FOLDER)
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(GOOD))
+    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER)
     listed, drop, add = catalog_renderer.queries
     assert listed == "show partitions spark_windows.pending"  # the table's own need no listing
     assert drop == (
@@ -853,13 +867,60 @@ def test_a_write_once_apply_drops_the_staged_partitions_then_adds_them_at_the_ru
     parse(drop)
 
 
+def test_a_write_once_session_apply_drops_what_it_empties_and_deletes_its_unplaced_rows(catalog_renderer):
+    unplaced = "window_partition=__HIVE_DEFAULT_PARTITION__"  # rows of roles old and drop
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [unplaced]]
+    # the partitions the run read: 08:00 keeps sessions, 07:00 had its every session merged away
+    catalog_renderer.answers["select distinct cast(__sw_stored_partition"] = [
+        ["2024-05-01 08:00:00"],
+        ["2024-05-01 07:00:00"],
+    ]
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
+    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER)
+    listed, emptied, drop, add, *purge = catalog_renderer.queries
+    assert listed == "show partitions spark_windows.pending"
+    # the drop rows alone, from the NULL partition
+    assert parse(emptied).args["where"].sql() == "WHERE window_partition IS NULL AND __sw_role = 'drop'"
+    assert drop == (
+        "alter table spark_windows.sensor_vehicles drop if exists"
+        " partition (window_partition = '2024-05-01 08:00:00'), partition (window_partition = '2024-05-01 07:00:00')"
+    )
+    assert add == (
+        "alter table spark_windows.sensor_vehicles add"
+        f" partition (window_partition = '2024-05-01 08:00:00') location '{FOLDER}/{EIGHT}'"
+    )
+    trash = "spark_windows.sensor_vehicles__trash"
+    assert purge == [
+        f"drop table if exists {trash}",
+        f"create table {trash} (purged int) using parquet partitioned by (folder string)",
+        f"alter table {trash} add partition (folder = 'staged') location '{FOLDER}/{unplaced}'",
+        f"drop table if exists {trash}",
+    ]
+    for statement in purge:
+        parse(statement)
+
+
+def test_a_session_recovery_lists_the_staging_table_again_before_reading_its_unplaced_rows(catalog_renderer):
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [
+        [EIGHT],
+        ["window_partition=__HIVE_DEFAULT_PARTITION__"],
+    ]
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
+    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER, True)
+    queries = catalog_renderer.queries
+    emptied = next(index for index, query in enumerate(queries) if query.startswith("select distinct"))
+    # a Spark that listed the staging table before its NULL partition was deleted would read it
+    assert queries[emptied - 1] == "refresh table spark_windows.pending"
+
+
 def test_recovery_leaves_a_partition_already_re_pointed_at_the_run_as_it_is(catalog_renderer):
     catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [NINE]]
     catalog_renderer.answers["show partitions spark_windows.sensor_vehicles"] = [[EIGHT], [NINE]]
     detail = "describe formatted spark_windows.sensor_vehicles partition (window_partition = "
     catalog_renderer.answers[detail + "'2024-05-01 08:00:00')"] = describe_rows(None, f"{FOLDER}/{EIGHT}")
     catalog_renderer.answers[detail + "'2024-05-01 09:00:00.5')"] = describe_rows(None, f"file:/w/old/{NINE}")
-    catalog_renderer.call("_sw_incremental_repoint", Target(), "spark_windows.pending", FOLDER, True)
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(GOOD))
+    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER, True)
     drop, add = [query for query in catalog_renderer.queries if query.startswith("alter table")]
     assert (
         drop
