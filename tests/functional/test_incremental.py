@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 from dbt_harness import PROJECT_DIR, run_dbt
 from incremental_cases import CUTS, arrivals, click_arrivals, reference_models, reference_session_models, us
-from incremental_driver import MODELS, read_tables
+from incremental_driver import MODELS, SESSION_MODELS, read_tables
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental import Model
 
@@ -211,3 +212,143 @@ def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_
     for name, session_model in sessions.items():
         assert_tables_match(actual, expected_session_tables(session_model, name), where, same_length=True)
         assert_changelog_replays_to_the_table(actual, where, name)
+
+
+# --- the write-once commit stopped at each of its steps ---------------------------------------
+
+
+class StopAt:
+    """Stops the dbt runs of this process at the `occurrence`-th statement on model `name`'s
+    tables that matches `pattern`, before Spark runs it. The statement raises, and dbt-spark runs
+    no rollback, so the tables are left as a run killed at that point leaves them. The Spark
+    settings a run swaps and gives back after are given back here, as a new Spark would start."""
+
+    def __init__(self, warehouse, name: str, pattern: str, occurrence: int = 1):
+        self.warehouse = warehouse
+        self.name = name
+        self.pattern = re.compile(pattern, re.IGNORECASE | re.DOTALL)
+        self.occurrence = occurrence
+        self.seen = 0
+
+    def __enter__(self):
+        from dbt.adapters.spark.connections import SparkConnectionManager
+        from dbt_common.exceptions import DbtRuntimeError
+
+        self.settings = dict(self.warehouse.rows("set"))
+        original = SparkConnectionManager.add_query
+
+        def add_query(manager, sql, *args, **kwargs):
+            if self.name in sql and self.pattern.search(sql):
+                self.seen += 1
+                if self.seen == self.occurrence:
+                    raise DbtRuntimeError(f"stopped by the test before: {sql}")
+            return original(manager, sql, *args, **kwargs)
+
+        self.patch = pytest.MonkeyPatch()
+        self.patch.setattr(SparkConnectionManager, "add_query", add_query)
+        return self
+
+    def __exit__(self, *exc):
+        self.patch.undo()
+        after = dict(self.warehouse.rows("set"))
+        for key, value in after.items():
+            if key not in self.settings:
+                self.warehouse.rows(f"reset {key}")
+            elif self.settings[key] != value:
+                self.warehouse.rows(f"set {key}={self.settings[key]}")
+        assert self.seen >= self.occurrence, f"no run reached statement {self.occurrence} matching {self.pattern}"
+
+
+def table_folder(warehouse, table: str) -> Path:
+    rows = warehouse.rows(f"describe formatted {SCHEMA}.{table}")
+    location = next(row[1] for row in rows if (row[0] or "").strip() == "Location")
+    return Path(location.removeprefix("file:"))
+
+
+# (the model, its input view, the environment variable of its cut, the stops after the first run)
+STOPPED_MODELS = {
+    "sensor_vehicles_incremental_tumbling": ("raw_sensor_readings", "SPARK_WINDOWS_ARRIVED_UNTIL"),
+    "user_sessions_incremental": ("raw_clicks", "SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL"),
+}
+
+
+@pytest.mark.parametrize("name", list(STOPPED_MODELS))
+def test_a_write_once_run_stopped_in_its_commit_is_finished_by_the_next_and_leaves_no_old_files(warehouse, name):
+    """Stops a model's runs before the commit row, between the commit row and the re-pointing,
+    between dropping the replaced partitions and adding the new ones, (sessions) before the
+    staged rows the table does not take are deleted, and before the staging table is dropped;
+    the runs after each end as if every run had run once, and the table's folder holds only the
+    files its partitions read."""
+    if warehouse.spark is None:
+        pytest.skip("reads the table's folder on this machine; runs on the local target")
+    view, cut_variable = STOPPED_MODELS[name]
+    session = name in SESSION_MODELS
+    source = click_arrivals() if session else arrivals()
+    model = reference_session_models()[name] if session else reference_models()[name]
+    read = lambda: read_tables(warehouse.rows, SCHEMA, [name])  # noqa: E731
+    commits = lambda: len(warehouse.rows(f"select batch_id from {SCHEMA}.{name}__state"))  # noqa: E731
+    alter = rf"alter table [`\w.]*{name}`? "
+
+    def run(until: str, full_refresh: bool = False, expect_pass: bool = True) -> None:
+        command = ["run", "--select", f"{view} {name}"] + (["--full-refresh"] if full_refresh else [])
+        run_dbt(command, expect_pass=expect_pass, env={cut_variable: until})
+
+    run(CUTS[0], full_refresh=True)
+    model.run(source, us(CUTS[0]))
+    folder = table_folder(warehouse, name)
+    # before its commit row: the run's staged files stay in its folder, uncommitted
+    with StopAt(warehouse, name, rf"insert into [`\w.]*{name}__state"):
+        run(CUTS[1], expect_pass=False)
+    assert commits() == 1 and read()["pending"], "the stopped run should have left its staging table"
+    assert list((folder / "run-2").rglob("*.parquet")), "the stopped run should have written its folder"
+    # the same batch again (the stopped one is discarded, its folder written over), stopped
+    # after its commit row, before the table drops the partitions it replaces
+    with StopAt(warehouse, name, alter + "drop if exists partition"):
+        run(CUTS[1], expect_pass=False)
+    model.run(source, us(CUTS[1]))
+    assert commits() == 2
+    # the next run finishes that one (its first ADD), then stops between its own DROP and ADD
+    with StopAt(warehouse, name, alter + "add partition", occurrence=2):
+        run(CUTS[2], expect_pass=False)
+    model.run(source, us(CUTS[2]))
+    # the next run finishes that one, then stops once its partitions are re-pointed: a session
+    # run before it deletes the staged rows the table does not take, a fixed-window run before
+    # it drops its staging table
+    last = CUTS[3]
+    trash = rf"create table [`\w.]*{name}__trash" if session else rf"drop table (if exists )?[`\w.]*{name}__pending_"
+    with StopAt(warehouse, name, trash, occurrence=2):
+        run(last, expect_pass=False)
+    model.run(source, us(last))
+    if session:  # and once more: stopped before the staging table is dropped
+        last = CUTS[4]
+        with StopAt(warehouse, name, rf"drop table (if exists )?[`\w.]*{name}__pending_", occurrence=2):
+            run(last, expect_pass=False)
+        model.run(source, us(last))
+    # the next run finds every partition of that one re-pointed already
+    following = CUTS[CUTS.index(last) + 1]
+    run(following)
+    model.run(source, us(following))
+
+    actual = read()
+    where = "after runs stopped at each step of the write-once commit"
+    if session:
+        assert_tables_match(actual, expected_session_tables(model, name), where, same_length=True)
+    else:
+        assert_tables_match(actual, expected_tables({name: model}), where, same_length=True)
+        assert_state_matches(actual, {name: model}, where)
+    assert_changelog_replays_to_the_table(actual, where, name)
+
+    # no file of a replaced partition, of staged rows the table does not take or of the stopped
+    # uncommitted run is left in the folder
+    read_files = {
+        Path(row[0].removeprefix("file:"))
+        for row in warehouse.rows(f"select distinct _metadata.file_path from {SCHEMA}.{name}")
+    }
+    on_disk = {path for path in folder.rglob("*") if path.is_file() and not path.name.startswith(("_", "."))}
+    assert on_disk == read_files, (
+        f"{where}: files no partition reads: {sorted(map(str, on_disk - read_files))[:5]}; "
+        f"read but missing: {sorted(map(str, read_files - on_disk))[:5]}"
+    )
+    partition_folders = {path for path in folder.rglob("window_partition=*") if path.is_dir()}
+    assert partition_folders == {path.parent for path in read_files}, f"{where}: partition folders left"
+    assert any(path.parent.parent != folder for path in read_files), "some partitions should be in run folders"
