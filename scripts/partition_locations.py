@@ -145,13 +145,11 @@ def main(argv=None) -> int:
         not unplaced.exists() and (run / "w=2024-05-01 08%3A00%3A00").is_dir(),
         sorted(path.name for path in run.iterdir()),
     )
-    try:
-        sql("select k from s2 where w is null")
-        check("this session's listing of the staging table still names the deleted files", False, "it read them")
-    except Exception as error:  # noqa: BLE001 - a refusal is the expected outcome
-        check(
-            "this session's listing of the staging table still names the deleted files", "FILE_NOT_EXIST" in str(error)
-        )
+    try:  # not a check: Spark 3.5 to 4.3 fail here, their cached listing naming the deleted files
+        found = len(sql("select k from s2 where w is null"))
+        print(f"    without REFRESH TABLE this session reads {found} rows of the deleted NULL partition")
+    except Exception as error:  # noqa: BLE001
+        print(f"    without REFRESH TABLE this session fails on the deleted files ({type(error).__name__})")
     sql("refresh table s2")
     check(
         "after REFRESH TABLE the deleted NULL partition reads as empty", sql("select k from s2 where w is null") == []
