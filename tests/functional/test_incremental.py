@@ -266,7 +266,7 @@ def table_folder(warehouse, table: str) -> Path:
     return Path(location.removeprefix("file:"))
 
 
-# (the model, its input view, the environment variable of its cut, the stops after the first run)
+# the model: its input view and the environment variable that sets the view's cut-off
 STOPPED_MODELS = {
     "sensor_vehicles_incremental_tumbling": ("raw_sensor_readings", "SPARK_WINDOWS_ARRIVED_UNTIL"),
     "user_sessions_incremental": ("raw_clicks", "SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL"),
