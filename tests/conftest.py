@@ -8,7 +8,7 @@ import shutil
 import pytest
 from dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
 from macro_renderer import MacroRenderer
-from project import PROJECT_DIR
+from project import PROJECT_DIR, TARGET_DIR
 
 
 def pytest_addoption(parser):
@@ -34,7 +34,7 @@ def warehouse(dbt_target) -> Warehouse:
     """Builds every seed, model and data test once, then hands out the Spark session."""
     configure_environment(PROJECT_DIR / ".spark_state" / f"tests-{dbt_target}", dbt_target)
     # test_validate_sql reads target/compiled: only what this build compiles belongs there
-    shutil.rmtree(PROJECT_DIR / "target" / "compiled", ignore_errors=True)
+    shutil.rmtree(TARGET_DIR / "compiled", ignore_errors=True)
     # --full-refresh: incremental models start again, whatever an earlier session left
     run_dbt(["build", "--target", dbt_target, "--full-refresh"])
     return open_warehouse(dbt_target, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 import validate_sql  # scripts/ is on pytest's pythonpath
-from project import PROJECT_DIR
+from project import TARGET_DIR
 
 
 @pytest.mark.slow
 def test_every_compiled_file_parses_as_spark_sql(warehouse):
-    count, problems = validate_sql.invalid_files(PROJECT_DIR / "target" / "compiled")
+    count, problems = validate_sql.invalid_files(TARGET_DIR / "compiled")
     assert count >= 30, f"only {count} compiled files found"
     assert problems == []
 
