@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 from dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
+from incremental_replay import Replay, replay
 from macro_renderer import MacroRenderer
 from project import PROJECT_DIR, TARGET_DIR
 
@@ -46,3 +47,11 @@ def spark(warehouse, dbt_target):
     if warehouse.spark is None:
         pytest.skip(f"needs the in-process Spark of the local target, not {dbt_target!r}")
     return warehouse.spark
+
+
+@pytest.fixture(scope="session")
+def incremental_replay(warehouse) -> Replay:
+    """The arrivals replayed through the five incremental example models, one dbt run per
+    cut-off for all five (support/incremental_replay.py); the sensor and the session replay
+    tests each check their own models in it."""
+    return replay(warehouse.rows, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))

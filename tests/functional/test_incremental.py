@@ -1,8 +1,9 @@
 """Slow tests of the windowed_incremental materialization against tests/support/reference_incremental.py.
 
 The example models (models/incremental/) read `raw_sensor_readings`, a view of the readings that
-arrived by the var `arrived_until`. Replaying the arrivals run by run is a stream of micro-batches:
-out of order, with rows beyond the allowed lateness, and a run with nothing new.
+arrived by SPARK_WINDOWS_ARRIVED_UNTIL. Replaying the arrivals run by run (with the session models,
+support/incremental_replay.py) is a stream of micro-batches: out of order, with rows beyond the
+allowed lateness, and a run with nothing new.
 """
 
 from __future__ import annotations
@@ -73,27 +74,21 @@ def assert_state_matches(actual: dict, models: dict[str, Model], where: str) -> 
         assert last[1:4] == [model.processed_until, model.max_event, model.watermark], f"{where}: {name} state"
 
 
-def run_arrived(until: str, full_refresh: bool = False) -> None:
-    command = ["run", "--select", "raw_sensor_readings+"] + (["--full-refresh"] if full_refresh else [])
-    run_dbt(command, env={"SPARK_WINDOWS_ARRIVED_UNTIL": until})
-
-
-def test_replay_of_out_of_order_batches_matches_the_reference_model(warehouse):
+def test_replay_of_out_of_order_batches_matches_the_reference_model(incremental_replay):
+    """The sensor models in the replay of the arrivals (conftest's incremental_replay), run by run."""
     source = arrivals()
     models = reference_models()
     assert len({cut for cut in CUTS}) >= 10
-    read = lambda: read_tables(warehouse.rows, SCHEMA, MODELS)  # noqa: E731
+    assert [cut for cut, _ in incremental_replay.runs] == CUTS
+    mine = lambda tables: {name: rows for name, rows in tables.items() if name.split(":")[0] in MODELS}  # noqa: E731
     late_total = 0
-    after = read()
-    for index, cut in enumerate(CUTS):
-        before = after  # nothing writes the tables between two runs
-        run_arrived(cut, full_refresh=index == 0)
+    for index, (cut, after) in enumerate(incremental_replay.runs):
         for model in models.values():
             model.run(source, us(cut))
-        after = read()
         where = f"after the run with rows arrived by {cut} (run {index + 1})"
         if index > 0 and cut == CUTS[index - 1]:
-            assert after == before, f"{where}: a run with no new rows changed a table"
+            before = incremental_replay.runs[index - 1][1]
+            assert mine(after) == mine(before), f"{where}: a run with no new rows changed a table"
         assert_tables_match(after, expected_tables(models), where)
         assert_state_matches(after, models, where)
         assert_window_changelogs_replay_to_the_tables(after, where)
@@ -111,11 +106,10 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(warehouse):
     assert len(shown) < len(models["sensor_vehicles_incremental_on_watermark"].table)
 
     # --full-refresh: every window from all rows, late ones included; no late rows left
-    run_arrived(CUTS[-1], full_refresh=True)
     fresh = reference_models()
     for model in fresh.values():
         model.run(source, us(CUTS[-1]))
-    refreshed = read()
+    refreshed = incremental_replay.refreshed
     assert_tables_match(refreshed, expected_tables(fresh), "after --full-refresh")
     assert_window_changelogs_replay_to_the_tables(refreshed, "after --full-refresh")
     assert all(not refreshed[f"{name}:late"] for name in MODELS)

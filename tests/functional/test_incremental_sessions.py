@@ -2,8 +2,9 @@
 
 The example models models/incremental/user_sessions_incremental.sql (emit_policy every_run) and
 user_sessions_incremental_on_watermark.sql (on_watermark) read `raw_clicks`, a view of the
-clicks that arrived by the var `clicks_arrived_until`. Replaying the arrivals at the cut-offs
-(CUTS, in support/incremental_cases.py) is a stream of micro-batches designed to hold every case
+clicks that arrived by SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL. Replaying the arrivals at the cut-offs
+(CUTS, in support/incremental_cases.py; one dbt run per cut-off for these and the sensor models,
+support/incremental_replay.py) is a stream of micro-batches designed to hold every case
 of the semantics: sessions extended at either end, merged by one row and by the rows of one run,
 rows late by their own window and by touching an expired session, a run with nothing new,
 sessions becoming final, a row without event time (tests/unit/test_reference_incremental_sessions.py
@@ -12,68 +13,53 @@ checks that they all occur).
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from dbt_harness import run_dbt
 from incremental_cases import CUTS, click_arrivals, reference_session_models, us
 from incremental_cases import SESSION_MODEL as MODEL
-from incremental_driver import SESSION_MODELS, read_tables
+from incremental_driver import SESSION_MODELS
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental_sessions import SessionModel
 
-SCHEMA = os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows")
 
-
-def assert_run_times_agree(rows_of, where: str, name: str = MODEL) -> None:
+def assert_run_times_agree(tables: dict, where: str, name: str = MODEL) -> None:
     """Each batch's late and changelog rows carry the run_started_at of its state row."""
-    started = dict(rows_of(f"select batch_id, unix_micros(run_started_at) from {SCHEMA}.{name}__state"))
+    times = tables[f"{name}:run_times"]
+    started = dict(times["state"])
     assert None not in started.values(), f"{where}: a state row has no run_started_at"
-    times = [started[batch] for batch in sorted(started)]
-    assert times == sorted(times), f"{where}: run_started_at goes back from one batch to the next: {started}"
+    ordered = [started[batch] for batch in sorted(started)]
+    assert ordered == sorted(ordered), f"{where}: run_started_at goes back from one batch to the next: {started}"
     for table in ("late", "changelog"):
-        for batch, moment in rows_of(
-            f"select distinct batch_id, unix_micros(run_started_at) from {SCHEMA}.{name}__{table}"
-        ):
+        for batch, moment in times[table]:
             assert started.get(batch) == moment, f"{where}: {table} of batch {batch} has run_started_at {moment}"
 
 
-def run_clicks(until: str, full_refresh: bool = False) -> None:
-    command = ["run", "--select", "raw_clicks+"] + (["--full-refresh"] if full_refresh else [])
-    run_dbt(command, env={"SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": until})
-
-
-def session_tables(rows_of) -> dict:
+def session_tables(tables: dict) -> dict:
     """The tables of every session model."""
-    return {
-        name: rows
-        for name, rows in read_tables(rows_of, SCHEMA, SESSION_MODELS).items()
-        if name.split(":", 1)[0] in SESSION_MODELS
-    }
+    return {name: rows for name, rows in tables.items() if name.split(":", 1)[0] in SESSION_MODELS}
 
 
-def assert_session_models_match(rows_of, tables: dict, models: dict[str, SessionModel], where: str) -> None:
+def assert_session_models_match(tables: dict, models: dict[str, SessionModel], where: str) -> None:
     for name, model in models.items():
         assert_tables_match(tables, expected_session_tables(model, name), where, same_length=True)
         assert_changelog_replays_to_the_table(tables, where, name)
-        assert_run_times_agree(rows_of, where, name)
+        assert_run_times_agree(tables, where, name)
 
 
 @pytest.mark.slow
-def test_replay_of_session_windows_matches_the_reference_model(warehouse):
-    """Both session models (`dbt run --select raw_clicks+` builds them together), run by run."""
+def test_replay_of_session_windows_matches_the_reference_model(incremental_replay):
+    """Both session models in the replay of the arrivals (conftest's incremental_replay), run by
+    run; the replay also ran the model's data tests on the tables the runs built."""
     source = click_arrivals()
     models = reference_session_models()
-    after = session_tables(warehouse.rows)
-    for index, cut in enumerate(CUTS):
-        before = after  # nothing writes the tables between two runs
-        run_clicks(cut, full_refresh=index == 0)
+    assert [cut for cut, _ in incremental_replay.runs] == CUTS
+    for index, (cut, tables) in enumerate(incremental_replay.runs):
+        after = session_tables(tables)
         reports = [model.run(source, us(cut)) for model in models.values()]
-        after = session_tables(warehouse.rows)
         where = f"after the run with clicks arrived by {cut} (run {index + 1})"
         if index > 0 and not reports[0].new:
+            before = session_tables(incremental_replay.runs[index - 1][1])
             assert after == before, f"{where}: a run with no new rows changed a table"
-        assert_session_models_match(warehouse.rows, after, models, where)
+        assert_session_models_match(after, models, where)
     model = models[MODEL]
     assert model.late and any(row[-3] for row in after[f"{MODEL}:windows"])
     # on_watermark shows only the sessions the watermark passed, each emitted at least once
@@ -81,18 +67,14 @@ def test_replay_of_session_windows_matches_the_reference_model(warehouse):
     shown = after["user_sessions_incremental_on_watermark:windows"]
     assert shown and all(row[2] <= on_watermark.watermark and row[-2] >= 1 for row in shown)
     assert len(shown) < len(on_watermark.table)
-    # the model's data tests hold on the table the runs built: no overlapping sessions, and every
-    # click with a time is counted once, in a session or in the late table
-    run_dbt(["test", "--select", MODEL], env={"SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": CUTS[-1]})
 
     # --full-refresh: one first run over all rows; the rows late before now join sessions
-    run_clicks(CUTS[-1], full_refresh=True)
     fresh = reference_session_models()
     for model in fresh.values():
         model.run(source, us(CUTS[-1]))
-    refreshed = session_tables(warehouse.rows)
+    refreshed = session_tables(incremental_replay.refreshed)
     where = "after --full-refresh"
-    assert_session_models_match(warehouse.rows, refreshed, fresh, where)
+    assert_session_models_match(refreshed, fresh, where)
     for name in SESSION_MODELS:
         assert not refreshed[f"{name}:late"] and [row[0] for row in refreshed[f"{name}:state"]] == [1]
         assert refreshed[f"{name}:windows"] != after[f"{name}:windows"], (
