@@ -2,9 +2,9 @@
 
 Each run writes what those models hold on its target (column names and types, rows as text) to
 .spark_state/results/<target>.json, stamped with a digest of the project's macros, models and
-seeds. When another target's file carries the same digest (CI builds `local` and `cluster`, at
-the same time), the two must be identical: same columns, same types, same rows, and the run
-records that they were compared (agreed-<target>-<target>.txt, which .ci/run requires). Only
+seeds. When another target's file carries the same digest (CI builds `local`, then `cluster`),
+the two must be identical: same columns, same types, same rows, and the run records that they
+were compared (agreed-<target>-<target>.txt, which .ci/run requires). Only
 floating-point values may differ, in the last bits, as the order in which partial sums meet is
 free on a cluster.
 """
@@ -93,7 +93,7 @@ def test_models_give_identical_results_on_every_target(warehouse, dbt_target):
     assert len(mine["tables"]) == sum(len(list(folder.glob("*.sql"))) for folder in MODEL_DIRS) >= 20
     assert all(table["rows"] for table in mine["tables"].values()), "a model built no rows"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    # written whole, then renamed: a run on another target at the same time never reads half a file
+    # written whole, then renamed: a run on another target at the same time would never read half a file
     written = RESULTS_DIR / f"{dbt_target}.json.part"
     written.write_text(json.dumps(mine))
     written.replace(RESULTS_DIR / f"{dbt_target}.json")
@@ -105,7 +105,7 @@ def test_models_give_identical_results_on_every_target(warehouse, dbt_target):
             continue  # this target, or results of other sources (an older build)
         assert differences(mine["tables"], theirs["tables"], path.stem) == [], f"{dbt_target} vs {path.stem}"
         compared.append(path.stem)
-        # the record .ci/run checks: whichever of two targets is built second compares them
+        # the record .ci/run checks: the target built second compares the two
         pair = "-".join(sorted([dbt_target, path.stem]))
         (RESULTS_DIR / f"agreed-{pair}.txt").write_text(mine["digest"] + "\n")
     print(f"{dbt_target}: {len(mine['tables'])} models; compared with {compared or 'no other target yet'}")
