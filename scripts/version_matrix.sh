@@ -132,7 +132,7 @@ ensure_entry_venv() {
     read -ra no_deps <<<"$(no_deps_pins "$entry")"
     rm -rf "$venv"
     "${PYTHON:-python3}" -m venv "$venv" || return 1
-    # --no-compile: byte-compiling every module of pyspark and dbt took 30 of an install's 45 s;
+    # --no-compile: byte-compiling every module of pyspark and dbt took 32 of an install's 45 s;
     # the few dbt processes an entry starts compile what they import (about 1.5 s each)
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile "${normal[@]}" || return 1
     if [ ${#no_deps[@]} -gt 0 ]; then
