@@ -8,6 +8,6 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parents[2]  # tests/support/project.py
 MACRO_DIR = PROJECT_DIR / "macros"
 PACKAGE = "spark_windows"  # the dbt project's name: the namespace of its macros
-# dbt's target folder (compiled SQL, manifest): DBT_TARGET_PATH when set, as dbt reads it, so
-# that two test runs at once (.ci/run: the cluster target beside the suite) keep theirs apart
+# dbt's target folder (compiled SQL, manifest): DBT_TARGET_PATH when set, as dbt reads it (.ci/run
+# gives the cluster target's run a folder of its own)
 TARGET_DIR = PROJECT_DIR / os.environ.get("DBT_TARGET_PATH", "target")
