@@ -170,7 +170,9 @@ def test_window_firings_match_the_flink_simulation(spark, renderer, case):
     assert actual == expected
 
 
-@settings(PROPERTY_SETTINGS, max_examples=25)
+# a mutant failed at the 23rd example of 25 (scripts/mutate_properties.py; tests/README.md,
+# "How many examples")
+@settings(PROPERTY_SETTINGS, max_examples=50)
 @given(case=firing_case())
 def test_window_firings_do_not_depend_on_the_input_order(spark, renderer, case):
     rows, window_index, trigger, purge, evictor, keyed = case

@@ -16,7 +16,7 @@ import statistics
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from properties import (
     PROPERTY_SETTINGS,
@@ -70,7 +70,9 @@ def model_variances(values: list) -> list:
     ]
 
 
-@PROPERTY_SETTINGS
+# a mutant of the shifted deviations failed only at the 135th example of 200, and no other test
+# fails it (scripts/mutate_properties.py; tests/README.md, "How many examples")
+@settings(PROPERTY_SETTINGS, max_examples=300)
 @given(case=grid_case(), kind=st.sampled_from(["tumble", "hop", "cumulate"]), keyed=st.booleans())
 def test_variances_equal_group_by_and_the_model(spark, renderer, case, kind, keyed):
     rows, unit_name, step_n, ratio, offset_n = case
