@@ -14,10 +14,12 @@ For each slow property test (an @given test of tests/functional that takes only 
      shrinking: the number of the first failing example, or none (the mutant survived).
 
 A test's count of examples is enough when every mutant it kills is killed well within it; a
-mutant killed only near the end says the count is what finds it. Prints one line per mutant and
-writes the results as JSON (default .spark_state/mutants.json). It runs the tests' Python
-models and the macros' SQL; it changes no file of the project (mutants are copies of macros/ in
-a temporary folder). Takes minutes per test: run it alone, not beside the test suite.
+mutant killed only near the end says the count is what finds it. Prints one line per live
+mutant and a summary per test, and writes the results as JSON (default
+.spark_state/mutants.json). It runs the tests' Python models and the macros' SQL; it changes no
+file of the project (mutants are copies of macros/ in a temporary folder). Takes minutes per
+test: run it alone, not beside the test suite. tests/README.md ("How many examples") holds the
+last figures.
 """
 
 from __future__ import annotations
