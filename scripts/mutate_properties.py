@@ -29,6 +29,7 @@ import functools
 import importlib
 import inspect
 import json
+import os
 import random
 import re
 import shutil
@@ -120,6 +121,7 @@ def property_tests() -> dict[str, object]:
 @functools.cache
 def spark_session():
     """A local Spark with the settings of the `local` target that change results."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no host-name lookup
     from pyspark.sql import SparkSession
 
     spark = (
@@ -229,20 +231,24 @@ def analyse(key: str, test, wanted: int, scratch: Path) -> list[dict]:
     candidates = [(file, site) for file in macro_files(test) for site in sites((macro_dir / file).read_text())]
     random.Random(key).shuffle(candidates)
     project = MacroRenderer()
+    # one copy of macros/; each mutant changes one file of it, given back after
+    mutant_dir = scratch / "macros"
+    shutil.rmtree(mutant_dir, ignore_errors=True)
+    shutil.copytree(macro_dir, mutant_dir)
     results: list[dict] = []
     for file, site in candidates:
         if sum(result["live"] for result in results) >= wanted:
             break
-        mutant_dir = scratch / "macros"
-        shutil.rmtree(mutant_dir, ignore_errors=True)
-        shutil.copytree(macro_dir, mutant_dir)
-        text, change = mutate((macro_dir / file).read_text(), site)
+        original = (macro_dir / file).read_text()
+        text, change = mutate(original, site)
         (mutant_dir / file).write_text(text)
         result = {"mutant": f"{file}:{site[0] + 1}: {change}", "live": False}
         try:
             mutant = MacroRenderer(macro_dir=mutant_dir)
         except Exception:  # the macros no longer load: no test would even start
             continue
+        finally:  # the renderer has read every file: the copy is the project's again
+            (mutant_dir / file).write_text(original)
         both = Both(project, mutant)
         run_examples(test, both, FIRST_EXAMPLES)
         if both.differs:
