@@ -34,6 +34,10 @@
     {%- set ingestion_col = config.get('ingestion_time_col') -%}
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col', errors) -%}
     {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col', errors) -%}
+    {%- set file_col = config.get('input_file_col') -%}
+    {%- if file_col is not none -%}
+        {%- do spark_windows._sw_require_column(file_col, name, 'input_file_col', errors) -%}
+    {%- endif -%}
     {%- set window = config.get('window') -%}
     {%- set spec = spark_windows._sw_window_spec(window, name, errors) -%}
     {%- if spec is not none and spec.type == 'session' and spec.gap_us is none -%}
@@ -76,8 +80,8 @@
             name ~ ": " ~ (errors | length) ~ " problem" ~ ('s' if errors | length > 1) ~ " in the model's config; nothing was run:\n- "
             ~ errors | join('\n- ')) }}
     {%- endif -%}
-    {#- what the state table stores to name a changed setting; emit_policy only when not the
-        default, so that tables written before it existed keep their fingerprint -#}
+    {#- what the state table stores to name a changed setting; emit_policy and input_file_col
+        only when not the default, so that tables written before them keep their fingerprint -#}
     {%- set settings = {
         'time_col': time_col,
         'ingestion_time_col': ingestion_col,
@@ -92,9 +96,13 @@
     {%- if emit_policy == 'on_watermark' -%}
         {%- do settings.update({'emit_policy': emit_policy}) -%}
     {%- endif -%}
+    {%- if file_col is not none -%}
+        {%- do settings.update({'input_file_col': file_col}) -%}
+    {%- endif -%}
     {{ return({
         'time_col': time_col,
         'ingestion_col': ingestion_col,
+        'file_col': file_col,
         'window': window,
         'spec': spec,
         'group_cols': keys,

@@ -29,6 +29,48 @@
 {%- endmacro %}
 
 
+{#- The input rows a step of a run reads. `which`: 'run' (this run's new rows), 'processed' (every
+    row processed up to and with this run) or 'committed' (the rows the committed runs processed).
+    `bounds`: the plan, or the state before it: by ingestion time (_sw_incremental_arrivals)
+    after_us and until_us; with input_file_col, by input file: run_files (the files this run
+    reads, named in the SQL so that Spark reads no other file) and state_table (whose commits'
+    arrival_counts name the files they processed; none before the first commit). -#}
+{% macro _sw_incremental_input_sql(cfg, model_sql, bounds, which) -%}
+    {%- if cfg.file_col is none -%}
+        {{ spark_windows._sw_incremental_arrivals(cfg, model_sql,
+            bounds.after_us if which == 'run' else none,
+            bounds.after_us if which == 'committed' else bounds.until_us) }}
+    {%- else -%}
+        {%- set parts = [] -%}
+        {%- if which in ['committed', 'processed'] and bounds.state_table is not none -%}
+            {%- do parts.append(cfg.file_col ~ ' in (\n'
+                ~ spark_windows._sw_incremental_processed_files_sql(bounds.state_table) ~ '\n        )') -%}
+        {%- endif -%}
+        {%- if which in ['run', 'processed'] and bounds.run_files -%}
+            {%- set files = [] -%}
+            {%- for path in bounds.run_files -%}
+                {%- do files.append(spark_windows._sw_string_literal(path)) -%}
+            {%- endfor -%}
+            {%- do parts.append(cfg.file_col ~ ' in (' ~ files | join(', ') ~ ')') -%}
+        {%- endif -%}
+    select *
+    from (
+        {{ model_sql }}
+    ) as __sw_input
+    where ({{ parts | join(' or ') if parts else 'false' }})
+    {%- endif -%}
+{%- endmacro %}
+
+
+{#- The input files the committed runs processed (the keys of each commit's arrival_counts, with
+    input_file_col). -#}
+{% macro _sw_incremental_processed_files_sql(state_table) -%}
+            select __sw_entry.key
+            from {{ state_table }}
+            lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
+{%- endmacro %}
+
+
 {#- Whether a row is late: every window holding it expired under the previous watermark. -#}
 {% macro _sw_incremental_is_late(cfg, watermark_us) -%}
     {%- if watermark_us is none -%}
@@ -39,15 +81,21 @@
 {%- endmacro %}
 
 
-{#- The rows a run has not processed yet: ingested after `after_us` (every row when none), and
-    the rows without an ingestion time, which the summary counts to refuse them. -#}
-{% macro _sw_incremental_new_sql(cfg, model_sql, after_us) -%}
+{#- The rows a run has not processed yet: ingested after the state's ingestion_us (every row when
+    none), and the rows without an ingestion time, which the summary counts to refuse them; with
+    input_file_col, the rows of the files the run found unprocessed (its run_files). -#}
+{% macro _sw_incremental_new_sql(cfg, model_sql, state) -%}
+{%- if cfg.file_col is not none -%}
+{{ spark_windows._sw_incremental_input_sql(cfg, model_sql, state, 'run') }}
+{%- else -%}
+{%- set after_us = state.ingestion_us -%}
 select *
 from (
     {{ model_sql }}
 ) as __sw_input
 {%- if after_us is not none %}
 where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }} or {{ cfg.ingestion_col }} is null
+{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -66,7 +114,7 @@ select
     count_if({{ late }}) as late_rows,
     min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
     max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
-from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us) ~ '\n)' }} as __sw_new
+from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state) ~ '\n)' }} as __sw_new
 {%- endmacro %}
 
 
@@ -98,7 +146,7 @@ from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
 with __sw_new as (
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) }}
+    {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'run') }}
 ),
 
 __sw_touched as (
@@ -110,7 +158,7 @@ __sw_touched as (
 ),
 
 __sw_scope as (
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.until_us) }}
+    {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'processed') }}
         and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.scope_from_us) }}
         and {{ cfg.time_col }} < {{ spark_windows._sw_us_literal(plan.scope_until_us) }}
 ),
@@ -195,7 +243,7 @@ select
     __sw_new.*,
     {{ spark_windows._sw_incremental_late_columns(cfg, plan) }}
 from (
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) }}
+    {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'run') }}
 ) as __sw_new
 where {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us) }}
 {%- endmacro %}

@@ -51,6 +51,33 @@
 {% endmacro %}
 
 
+{#- Step 2 with input_file_col: the input's files, with their rows, that no committed run
+    processed (`state_table`: none before the first commit); their rows are the run's new rows.
+    A file a committed run processed with another number of rows, and rows without a file, are
+    refused before any table changes. Returns {files (sorted), counts (JSON text
+    {"<file>": rows}, the run's arrival_counts)}. -#}
+{% macro _sw_incremental_list_files(cfg, model_sql, state_table) %}
+    {%- set found = {} -%}
+    {%- for row in run_query(spark_windows._sw_incremental_list_files_sql(cfg, model_sql, state_table)).rows -%}
+        {%- if row[0] is none -%}
+            {{ exceptions.raise_compiler_error(
+                "windowed_incremental: " ~ row[1] ~ " rows of " ~ this ~ "'s input have a NULL " ~ cfg.file_col
+                ~ " (input_file_col); with input_file_col every row needs the file it was read from, such as "
+                ~ "_metadata.file_path AS " ~ cfg.file_col ~ " where the model's SQL reads a file-based table. This run changed nothing.") }}
+        {%- elif row[2] is not none -%}
+            {{ exceptions.raise_compiler_error(
+                "windowed_incremental: the input file " ~ row[0] ~ " of " ~ this ~ " held " ~ row[2]
+                ~ " rows of the model's input when a committed run processed it, and now holds " ~ row[1]
+                ~ ": a file must not change once it has landed (a compaction or an overwrite of the input rewrites files), "
+                ~ "and the model's SQL must keep the same rows of each file. This run changed nothing. Run the model with "
+                ~ "--full-refresh to compute every window from the input as it is.") }}
+        {%- endif -%}
+        {%- do found.update({row[0]: row[1] | int}) -%}
+    {%- endfor -%}
+    {{ return({'files': found.keys() | sort, 'counts': tojson(found, sort_keys=true)}) }}
+{% endmacro %}
+
+
 {#- The times and ranges of this run, from the last commit and the scan of the new rows; it reads
     and writes nothing. `rewrite`: the run stages a next version (also when it only has late rows
     to write: the staging table marks the attempt, so a crashed one is found and its rows
@@ -76,6 +103,8 @@
         'max_update_us': max_update_us,
         'target_exists': target_exists,
         'late_rows': summary.late_rows,
+        'run_files': state.get('run_files'),
+        'state_table': state.get('state_table'),
         'run_us': (started.timestamp() * 1000000) | round | int,
     } -%}
     {%- set ranges = [] -%}

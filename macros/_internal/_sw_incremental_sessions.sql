@@ -51,9 +51,11 @@
 __sw_new as (
     {%- if plan.get('batch_view') %}
     select * from {{ plan.batch_view }}
+    {%- if cfg.file_col is none %}
     where {{ cfg.ingestion_col }} <= {{ spark_windows._sw_us_literal(plan.until_us) }}
+    {%- endif %}
     {%- else %}
-    {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, plan.after_us, plan.until_us) }}
+    {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'run') }}
     {%- endif %}
 ),
 
@@ -164,7 +166,7 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
     sessions once the table exists. Dropped by _sw_incremental_uncache. -#}
 {% macro _sw_incremental_session_cache_batch(cfg, model_sql, target, state) %}
     {{ return(spark_windows._sw_incremental_cache_view('batch', target,
-        spark_windows._sw_incremental_new_sql(cfg, model_sql, state.ingestion_us))) }}
+        spark_windows._sw_incremental_new_sql(cfg, model_sql, state))) }}
 {% endmacro %}
 
 
@@ -264,6 +266,8 @@ from __sw_touched
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
     {%- set merges = spark_windows._sw_incremental_session_merges(cfg) -%}
     {%- set gap_us = cfg.spec.gap_us -%}
+    {#- the columns that tell a late row of the late table from the rows re-read -#}
+    {%- set identity = keys + [cfg.time_col, cfg.ingestion_col] + ([cfg.file_col] if cfg.file_col else []) -%}
 {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
 {%- if plan.get('fresh_view') %}
 
@@ -315,7 +319,7 @@ __sw_fresh as (
 __sw_earlier as (
     select __sw_a.*
     from (
-        {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, plan.after_us) }}
+        {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'committed') }}
             and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.touched_min_start_us) }}
             and {{ cfg.time_col }} <= {{ spark_windows._sw_us_literal(plan.touched_max_end_us - gap_us) }}
     ) as __sw_a
@@ -328,12 +332,12 @@ __sw_earlier_accepted as (
     select __sw_a.*
     from __sw_earlier as __sw_a
     left anti join (
-        select {{ (keys + [cfg.time_col, cfg.ingestion_col]) | join(', ') }}
+        select {{ identity | join(', ') }}
         from {{ late_table }}
         where {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.touched_min_start_us) }}
             and {{ cfg.time_col }} <= {{ spark_windows._sw_us_literal(plan.touched_max_end_us - gap_us) }}
     ) as __sw_b
-        on {{ spark_windows._sw_incremental_keys_match(keys + [cfg.time_col, cfg.ingestion_col]) }}
+        on {{ spark_windows._sw_incremental_keys_match(identity) }}
 ),
 {%- endif %}
 

@@ -182,6 +182,38 @@ from __sw_hours
 {%- endmacro %}
 
 
+{#- With input_file_col: the input's rows counted per file, the files a committed run processed
+    (`state_table`: none before the first commit) left out unless their rows changed since. One
+    row per file: file, input_rows, processed_rows (NULL for a file no run processed). No column
+    but the file's is read (Parquet files keep their row counts in their footers). -#}
+{% macro _sw_incremental_list_files_sql(cfg, model_sql, state_table) -%}
+with __sw_listed as (
+    select {{ cfg.file_col }} as file, count(*) as input_rows
+    from (
+        {{ model_sql }}
+    ) as __sw_input
+    group by 1
+)
+{%- if state_table is not none %},
+
+__sw_processed as (
+    select __sw_entry.key as file, sum(__sw_entry.value) as processed_rows
+    from {{ state_table }}
+    lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
+    group by 1
+)
+{%- endif %}
+
+select __sw_l.file, __sw_l.input_rows, {{ '__sw_p.processed_rows' if state_table is not none else 'cast(null as bigint)' }}
+from __sw_listed as __sw_l
+{%- if state_table is not none %}
+left join __sw_processed as __sw_p
+    on __sw_l.file = __sw_p.file
+where __sw_p.file is null or __sw_p.processed_rows <> __sw_l.input_rows
+{%- endif %}
+{%- endmacro %}
+
+
 {#- The rows of the input at or below the run's newest ingestion time (`until_us`), counted per
     hour of ingestion time, against what the committed runs processed in each hour (the state's
     arrival_counts). `after_us`: the newest ingestion time a committed run processed; rows at or
@@ -235,7 +267,8 @@ from __sw_compared
 {#- Step 4, the commit: one row in the state table. From it on the run counts as done; a crash
     after it is finished by the next run's recovery, which applies `pending` again.
     windows_updated: how many windows of the staging table the run's new rows changed.
-    `arrival_counts`: the JSON of _sw_incremental_arrival_check_sql (digits, quotes, braces). -#}
+    `arrival_counts`: JSON text, the rows the run processed per hour of ingestion time
+    (_sw_incremental_arrival_check_sql), or per input file (_sw_incremental_list_files). -#}
 {% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
 insert into {{ state_table }}
 select
@@ -254,7 +287,7 @@ select
     '{{ pending.identifier if plan.rewrite else '' }}',
     '{{ fingerprint }}',
     {{ spark_windows._sw_string_literal(tojson(cfg.settings, sort_keys=true)) }},
-    '{{ arrival_counts }}'
+    {{ spark_windows._sw_string_literal(arrival_counts) }}
 {%- endmacro %}
 
 

@@ -33,7 +33,8 @@
         but with on_watermark <model>__windows, and the model a view of the windows shown -#}
     {%- set target = tables.windows if cfg.on_watermark else this.incorporate(type='table') -%}
     {%- set fingerprint_text = tojson([cfg.time_col, cfg.ingestion_col, cfg.window, cfg.group_cols, cfg.aggregates,
-        cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else []), sort_keys=true) -%}
+        cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else [])
+        + (['input_file_col', cfg.file_col] if cfg.file_col else []), sort_keys=true) -%}
     {%- set fingerprint = local_md5(fingerprint_text) -%}
     {%- set clauses = spark_windows._sw_incremental_table_clauses(tables, target) -%}
     {%- set own_folders = config.get('location_root') is not none -%}
@@ -51,12 +52,18 @@
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
     {%- endif -%}
 
-    {#- 2. One scan of the new rows (sessions read them again: they are cached first), and one
-           of the ingestion times up to the newest: rows no run read are refused. -#}
+    {#- 2. With input_file_col, the input's files no committed run processed: the run reads
+           those (its run_files) and no other. One scan of the new rows (sessions read them
+           again: they are cached first); by ingestion time, one of the ingestion times up to the
+           newest: rows no run read are refused. -#}
+    {%- if cfg.file_col is not none -%}
+        {%- set listing = spark_windows._sw_incremental_list_files(cfg, sql, tables.state if state.batch_id > 0 else none) -%}
+        {%- do state.update({'run_files': listing.files, 'state_table': tables.state if state.batch_id > 0 else none}) -%}
+    {%- endif -%}
     {%- set batch_view = spark_windows._sw_incremental_cache_batch(cfg, sql, target, state) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, batch_view) -%}
     {%- set new_rows = summary.new_rows -%}
-    {%- if summary.rows_without_ingestion_time > 0 -%}
+    {%- if summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ summary.rows_without_ingestion_time ~ " rows of " ~ this ~ "'s input have a NULL "
@@ -64,7 +71,11 @@
             ~ "Fill it in or filter those rows out in the model's SQL.") }}
     {%- endif -%}
 
-    {%- set arrival_counts = spark_windows._sw_incremental_check_arrivals(cfg, sql, tables.state, state, summary, batch_view) -%}
+    {%- if cfg.file_col is none -%}
+        {%- set arrival_counts = spark_windows._sw_incremental_check_arrivals(cfg, sql, tables.state, state, summary, batch_view) -%}
+    {%- else -%}
+        {%- set arrival_counts = listing.counts -%}
+    {%- endif -%}
 
     {%- if new_rows == 0 and state.batch_id > 0 -%}
         {#- Nothing new: no table changes. -#}

@@ -1,0 +1,49 @@
+"""Stops a dbt run of this process at a chosen statement, as a kill at that point would."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+
+class StopAt:
+    """Stops the dbt runs of this process at the `occurrence`-th statement on model `name`'s
+    tables that matches `pattern`, before Spark runs it. The statement raises, and dbt-spark runs
+    no rollback, so the tables are left as a run killed at that point leaves them. The Spark
+    settings a run swaps and gives back after are given back here, as a new Spark would start."""
+
+    def __init__(self, warehouse, name: str, pattern: str, occurrence: int = 1):
+        self.warehouse = warehouse
+        self.name = name
+        self.pattern = re.compile(pattern, re.IGNORECASE | re.DOTALL)
+        self.occurrence = occurrence
+        self.seen = 0
+
+    def __enter__(self):
+        from dbt.adapters.spark.connections import SparkConnectionManager
+        from dbt_common.exceptions import DbtRuntimeError
+
+        self.settings = dict(self.warehouse.rows("set"))
+        original = SparkConnectionManager.add_query
+
+        def add_query(manager, sql, *args, **kwargs):
+            if self.name in sql and self.pattern.search(sql):
+                self.seen += 1
+                if self.seen == self.occurrence:
+                    raise DbtRuntimeError(f"stopped by the test before: {sql}")
+            return original(manager, sql, *args, **kwargs)
+
+        self.patch = pytest.MonkeyPatch()
+        self.patch.setattr(SparkConnectionManager, "add_query", add_query)
+        return self
+
+    def __exit__(self, *exc):
+        self.patch.undo()
+        after = dict(self.warehouse.rows("set"))
+        for key, value in after.items():
+            if key not in self.settings:
+                self.warehouse.rows(f"reset {key}")
+            elif self.settings[key] != value:
+                self.warehouse.rows(f"set {key}={self.settings[key]}")
+        assert self.seen >= self.occurrence, f"no run reached statement {self.occurrence} matching {self.pattern}"
