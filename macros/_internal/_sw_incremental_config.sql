@@ -35,7 +35,11 @@
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col', errors) -%}
     {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col', errors) -%}
     {%- set file_col = config.get('input_file_col') -%}
-    {%- if file_col is not none -%}
+    {%- if file_col is string and '.' in file_col -%}
+        {%- do errors.append(
+            name ~ ": input_file_col ('" ~ file_col ~ "') must name a column of the model's SQL, not a field: select it "
+            ~ "there under a name of its own, such as _metadata.file_path as source_file, and give input_file_col='source_file'") -%}
+    {%- elif file_col is not none -%}
         {%- do spark_windows._sw_require_column(file_col, name, 'input_file_col', errors) -%}
     {%- endif -%}
     {%- set window = config.get('window') -%}

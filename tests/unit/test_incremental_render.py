@@ -68,6 +68,11 @@ def config(renderer, **changes):
     [
         ({"time_col": None}, "time_col"),
         ({"ingestion_time_col": ""}, "ingestion_time_col"),
+        ({"input_file_col": ""}, "input_file_col ('') must be a column name"),
+        (
+            {"input_file_col": "_metadata.file_path"},
+            "input_file_col ('_metadata.file_path') must name a column of the model's SQL, not a field",
+        ),
         ({"window": {"type": "sliding", "size": "1 minute"}}, "tumble, hop, cumulate or session"),
         (
             {"window": {"type": "session", "gap": "(case when channel = 'web' then interval 5 minutes end)"}},
@@ -244,6 +249,64 @@ def test_the_settings_name_emit_policy_only_when_it_is_not_the_default(increment
     assert "emit_policy" not in config(incremental_renderer)["settings"]
     assert "emit_policy" not in config(incremental_renderer, emit_policy="every_run")["settings"]
     assert config(incremental_renderer, emit_policy="on_watermark")["settings"]["emit_policy"] == "on_watermark"
+
+
+def test_the_settings_name_input_file_col_only_when_it_is_given(incremental_renderer):
+    assert "input_file_col" not in config(incremental_renderer)["settings"]
+    assert config(incremental_renderer)["file_col"] is None
+    cfg = config(incremental_renderer, input_file_col="source_file")
+    assert cfg["settings"]["input_file_col"] == "source_file" and cfg["file_col"] == "source_file"
+
+
+FILES = ["file:/lake/clicks/part-0.parquet", "file:/lake/clicks/it's-1.parquet"]
+
+
+@pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
+def test_the_file_listing_leaves_out_the_processed_files_only_with_a_state(incremental_renderer, state_table):
+    cfg = config(incremental_renderer, input_file_col="source_file")
+    listing = incremental_renderer.call("_sw_incremental_list_files_sql", cfg, MODEL_SQL, state_table)
+    parsed = parse(listing)
+    assert len(parsed.selects) == 3
+    counted = parsed.find(exp.CTE).sql("spark").lower()
+    assert "source_file as file" in counted and "count(*) as input_rows" in counted and "group by" in counted
+    if state_table is None:
+        assert "sensor_vehicles__state" not in listing and parsed.find(exp.Join) is None
+    else:
+        assert "arrival_counts" in listing
+        # a file no commit names, or one whose rows changed since
+        assert "__sw_p.file is null or __sw_p.processed_rows <> __sw_l.input_rows" in listing
+
+
+@pytest.mark.parametrize("which", ["run", "processed", "committed"])
+@pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
+def test_input_rows_by_file_name_the_run_files_and_read_the_state_for_committed_ones(
+    incremental_renderer, which, state_table
+):
+    cfg = config(incremental_renderer, input_file_col="source_file")
+    bounds = {"run_files": FILES, "state_table": state_table, "after_us": 1, "until_us": 2}
+    text = incremental_renderer.call("_sw_incremental_input_sql", cfg, MODEL_SQL, bounds, which)
+    where = parse(text).args["where"].sql("spark")
+    assert "ingested_at" not in where
+    named = "source_file IN ('file:/lake/clicks/part-0.parquet', 'file:/lake/clicks/it\\'s-1.parquet')" in where
+    assert named == (which != "committed"), where
+    reads_state = state_table is not None and which != "run"
+    assert ("sensor_vehicles__state" in where) == reads_state, where
+    if which == "committed" and state_table is None:
+        assert where == "WHERE (FALSE)"
+
+
+@pytest.mark.parametrize(
+    "which, kept",
+    [("run", ["> timestamp_micros(100)", "<= timestamp_micros(200)"]), ("processed", ["<= timestamp_micros(200)"]),
+     ("committed", ["<= timestamp_micros(100)"])],
+)  # fmt: skip
+def test_input_rows_by_ingestion_time_keep_their_bounds(incremental_renderer, which, kept):
+    cfg = config(incremental_renderer)
+    bounds = {"after_us": 100, "until_us": 200}
+    text = incremental_renderer.call("_sw_incremental_input_sql", cfg, MODEL_SQL, bounds, which)
+    found = re.findall(r"ingested_at (\S+ timestamp_micros\(\d+\))", text)
+    assert found == kept, text
+    parse(text)
 
 
 def test_a_state_table_without_stored_settings_gets_the_general_message(incremental_renderer):
