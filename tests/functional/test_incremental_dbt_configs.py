@@ -13,10 +13,10 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import textwrap
 
 import pytest
-from dbt_harness import PROJECT_DIR, configure_environment, run_dbt
+from dbt_harness import run_dbt
+from scratch_project import scratch_project
 
 pytestmark = pytest.mark.slow
 
@@ -62,35 +62,15 @@ def project(tmp_path_factory, dbt_target) -> dict:
     if dbt_target != "local":
         pytest.skip("reads table folders and the Spark session of the local target")
     root = tmp_path_factory.mktemp("incremental_configs")
-    # its own metastore when this module starts Spark (one already running is reused)
-    configure_environment(root / "state", dbt_target)
-    (root / "models").mkdir()
-    (root / "dbt_project.yml").write_text(
-        textwrap.dedent("""
-        name: incremental_configs
-        version: "0.1.0"
-        config-version: 2
-        profile: spark_windows
-        model-paths: ["models"]
-        models:
-          incremental_configs:
-            +schema: incremental_configs
-          spark_windows:
-            +enabled: false
-        seeds:
-          spark_windows:
-            +enabled: false
-        data_tests:
-          spark_windows:
-            +enabled: false
-        """)
+    scratch_project(
+        root,
+        "incremental_configs",
+        dbt_target,
+        {
+            "page_clicks.sql": MODEL,
+            "page_clicks.yml": f"version: 2\nmodels:\n  - name: page_clicks\n    description: {DESCRIPTION}\n",
+        },
     )
-    (root / "packages.yml").write_text(f"packages:\n  - local: {PROJECT_DIR}\n")
-    (root / "models" / "page_clicks.sql").write_text(MODEL)
-    (root / "models" / "page_clicks.yml").write_text(
-        f"version: 2\nmodels:\n  - name: page_clicks\n    description: {DESCRIPTION}\n"
-    )
-    run_dbt(["deps"], project_dir=root)
     from pyspark.sql import SparkSession
 
     lake = root / "lake"

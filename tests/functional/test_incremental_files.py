@@ -18,13 +18,13 @@ import datetime as dt
 import os
 import re
 import shutil
-import textwrap
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from dbt_harness import PROJECT_DIR, configure_environment, run_dbt
+from dbt_harness import run_dbt
 from reference_windows import session, tumble
+from scratch_project import scratch_project
 from stop_at import StopAt
 
 pytestmark = pytest.mark.slow
@@ -37,47 +37,30 @@ INPUT = f"""
 select user_id, click_ts, amount, ingested_at, _metadata.file_path as source_file
 from {LANDED}
 """
+
+
+def model(window: str, by_file: bool = True, emit: str | None = None) -> str:
+    """A model of the clicks' counts and revenue per user, in `window` (a Python dict's text)."""
+    lines = [
+        "materialized='windowed_incremental'",
+        "time_col='click_ts'",
+        "ingestion_time_col='ingested_at'",
+        *(["input_file_col='source_file'"] if by_file else []),
+        f"window={window}",
+        "group_by=['user_id']",
+        "aggregates={'clicks': 'count(*)', 'revenue': 'sum(amount)'}",
+        "watermark_delay='1 hour'",
+        *([f"emit='{emit}'"] if emit else []),
+        "partition_size='1 hour'",
+    ]
+    return "{{ config(\n    " + ",\n    ".join(lines) + "\n) }}\n"
+
+
 MODELS = {
-    "clicks_per_minute": """
-{{ config(
-    materialized='windowed_incremental',
-    time_col='click_ts',
-    ingestion_time_col='ingested_at',
-    input_file_col='source_file',
-    window={'type': 'tumble', 'size': '1 minute'},
-    group_by=['user_id'],
-    aggregates={'clicks': 'count(*)', 'revenue': 'sum(amount)'},
-    watermark_delay='1 hour',
-    partition_size='1 hour',
-) }}
-""",
-    "click_sessions": """
-{{ config(
-    materialized='windowed_incremental',
-    time_col='click_ts',
-    ingestion_time_col='ingested_at',
-    input_file_col='source_file',
-    window={'type': 'session', 'gap': '2 minutes'},
-    group_by=['user_id'],
-    aggregates={'clicks': 'count(*)', 'revenue': 'sum(amount)'},
-    watermark_delay='1 hour',
-    emit='changelog',
-    partition_size='1 hour',
-) }}
-""",
+    "clicks_per_minute": model("{'type': 'tumble', 'size': '1 minute'}"),
+    "click_sessions": model("{'type': 'session', 'gap': '2 minutes'}", emit="changelog"),
     # the same windows told apart by ingestion time: the landings break its precondition
-    "clicks_per_minute_by_time": """
-{{ config(
-    materialized='windowed_incremental',
-    time_col='click_ts',
-    ingestion_time_col='ingested_at',
-    window={'type': 'tumble', 'size': '1 minute'},
-    group_by=['user_id'],
-    aggregates={'clicks': 'count(*)', 'revenue': 'sum(amount)'},
-    watermark_delay='1 hour',
-    partition_size='1 hour',
-) }}
-""",
+    "clicks_per_minute_by_time": model("{'type': 'tumble', 'size': '1 minute'}", by_file=False),
 }
 BY_FILE = "clicks_per_minute click_sessions"
 
@@ -120,33 +103,9 @@ def project(tmp_path_factory, dbt_target) -> dict:
     if dbt_target != "local":
         pytest.skip("lands files in a table folder of the local target")
     root = tmp_path_factory.mktemp("incremental_files")
-    # its own metastore when this module starts Spark (one already running is reused)
-    configure_environment(root / "state", dbt_target)
-    (root / "models").mkdir()
-    (root / "dbt_project.yml").write_text(
-        textwrap.dedent("""
-        name: incremental_files
-        version: "0.1.0"
-        config-version: 2
-        profile: spark_windows
-        model-paths: ["models"]
-        models:
-          incremental_files:
-            +schema: incremental_files
-          spark_windows:
-            +enabled: false
-        seeds:
-          spark_windows:
-            +enabled: false
-        data_tests:
-          spark_windows:
-            +enabled: false
-        """)
+    scratch_project(
+        root, "incremental_files", dbt_target, {f"{name}.sql": text + INPUT for name, text in MODELS.items()}
     )
-    (root / "packages.yml").write_text(f"packages:\n  - local: {PROJECT_DIR}\n")
-    for name, config in MODELS.items():
-        (root / "models" / f"{name}.sql").write_text(config + INPUT)
-    run_dbt(["deps"], project_dir=root)
     run_dbt(["show", "--inline", "select 1"], project_dir=root)  # starts Spark as the profile sets it up
     from pyspark.sql import SparkSession
 
