@@ -7,6 +7,7 @@
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
     python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
+    python scripts/bench.py --incremental --by-file --streaming --events 3000000 10000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
     python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
     python scripts/bench.py --dbt --events 3000000 --order random time --key-type int --keys 10 1000
@@ -47,6 +48,19 @@ rows spans less time and touches fewer windows). With --session as well, the ses
 models/bench/bench_sessions_incremental.sql (gap 2 minutes) over events whose keys are drawn at
 random, so each key's events arrive as a random stream (about 4 events a session).
 
+With --incremental --by-file: the models tell new rows by their input file (input_file_col,
+`_metadata.file_path`), and each landing keeps its rows' own ingestion times (event time plus
+0-120 s), so many fall at or below the newest ingestion time already landed: the ingestion-time
+mode would refuse them, the file mode reads each once (dbt's own incremental model, which tells
+new rows by ingestion time, is left out). With --streaming as well: Spark's Structured Streaming
+beside it on the same files, as a Spark engineer would write the same scheduled job: the
+table's folder as a Parquet file source, withWatermark('ts', '5 minutes'), groupBy window('ts',
+'1 minute') (sessions: session_window('ts', '2 minutes')) and k, count and sum, the RocksDB state
+store, append mode to a Parquet folder, trigger(availableNow=True) once per run: its first run
+(a new checkpoint) reads the whole history, as a full refresh does, and each later run the new
+files. It drops rows later than its watermark, where windowed_incremental keeps them (allowed
+lateness 10 minutes, then the late table).
+
 With --csv: generates the events of each size as above (the Parquet files and the NEXMark rows)
 and writes a CSV copy of each table, for scripts/bench_flink.py, which times the same cases in
 Apache Flink (whose Python package reads CSV but not Parquet); times nothing.
@@ -56,6 +70,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import platform
 import shutil
@@ -442,8 +457,11 @@ def incremental(args) -> int:
     configure_environment(state_dir, "local")
     os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory
     model = "bench_sessions_incremental" if args.session else "bench_vehicles_incremental"
-    # sessions have no GROUP BY equivalent that a run could recompute by hour: no peer
-    models = [model] if args.session else [model, "bench_vehicles_dbt_incremental"]
+    # sessions have no GROUP BY equivalent that a run could recompute by hour: no dbt peer; nor
+    # by file: it tells new rows by ingestion time
+    models = [model] if args.session or args.by_file else [model, "bench_vehicles_dbt_incremental"]
+    if args.streaming:
+        models.append(STREAMING)
     run_dbt(["seed", "--select", "sensor_readings_arrivals"])  # opens the session and the schema
 
     from pyspark.sql import SparkSession
@@ -484,7 +502,10 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     jobs, the bytes it wrote and the bytes of the model's table files it left new."""
     from pyspark.sql import functions as F
 
-    variables = '{"spark_windows_bench": true, "spark_windows_bench_source": "spark_windows.bench_events"}'
+    variables = {"spark_windows_bench": True, "spark_windows_bench_source": "spark_windows.bench_events"}
+    if args.by_file:
+        variables["spark_windows_bench_file_col"] = "source_file"
+    variables = json.dumps(variables)
     days = args.days * events / args.events[0] if args.same_rate else args.days
     span_us, start_us = int(days * 86_400_000_000), 1_704_067_200_000_000
     batch = args.new_rows or events // 100
@@ -511,6 +532,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     # each model's table folder (managed tables, in the schema's folder)
     schema_row = spark.sql("describe schema extended spark_windows").where("info_name = 'Location'").first()
     folders = {name: Path(schema_row[1].removeprefix("file:")) / name for name in models}
+    source_folder = Path(schema_row[1].removeprefix("file:")) / "bench_events"
 
     def timed(extra):
         """Each model in a dbt invocation of its own: {model: (model s, invocation s, Spark jobs,
@@ -519,13 +541,19 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         for name in models:
             jobs_before, written_before = io_counters(spark)
             began, started = time.time(), time.perf_counter()
-            result = run_dbt(["run", "--select", name, "--vars", variables, *extra])
+            if name == STREAMING:
+                streaming_run(spark, args, source_folder, folders[name], fresh="--full-refresh" in extra)
+                model_time = time.perf_counter() - started
+            else:
+                result = run_dbt(["run", "--select", name, "--vars", variables, *extra])
+                model_time = result.result.results[0].execution_time
             invocation = time.perf_counter() - started
             jobs_after, written_after = io_counters(spark)
             times[name] = (
-                result.result.results[0].execution_time,
+                model_time,
                 invocation,
-                jobs_after - jobs_before,
+                # the streaming query's jobs run in a job group of its own, which this count misses
+                None if name == STREAMING else jobs_after - jobs_before,
                 written_after - written_before,
                 folder_bytes(folders[name], began) if folders[name].exists() else 0,
             )
@@ -540,17 +568,26 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         # a landing job stamps what it lands: a row whose arrival (event time + jitter) is not
         # after the table's newest ingestion time gets the landing's time, just after it (an
         # earlier time would be a row no run reads, and the run would fail on it)
-        landed = spark.sql("select max(ingested_at) from spark_windows.bench_events").collect()[0][0]
-        batch_rows = rows(events + run * batch, batch).withColumn(
-            "ingested_at",
-            F.greatest("ingested_at", F.lit(landed) + F.expr("interval 1 microsecond")),
-        )
+        # (with --by-file the rows keep their own times: the file mode reads them all)
+        batch_rows = rows(events + run * batch, batch)
+        if not args.by_file:
+            landed = spark.sql("select max(ingested_at) from spark_windows.bench_events").collect()[0][0]
+            batch_rows = batch_rows.withColumn(
+                "ingested_at",
+                F.greatest("ingested_at", F.lit(landed) + F.expr("interval 1 microsecond")),
+            )
         batch_rows.coalesce(1).sortWithinPartitions("ingested_at").write.insertInto("spark_windows.bench_events")
         increments.append(timed([]))
     model = models[0]
     windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
     counted = None
-    if len(models) > 1:
+    if args.by_file:
+        # every row read once: counted in one window, or kept as late
+        counted = spark.sql(
+            "select (select count(*) from spark_windows.bench_events), "
+            f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late)"
+        ).collect()[0]
+    elif len(models) > 1:
         # both read every row once: each row counted in one window, or kept as late
         counted = spark.sql(
             "select (select count(*) from spark_windows.bench_events), "
@@ -570,8 +607,45 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     }
 
 
+STREAMING = "structured_streaming"
+
+
+def streaming_run(spark, args, source_folder: Path, folder: Path, fresh: bool) -> None:
+    """One scheduled run of the Structured Streaming peer (--streaming): the new files of the
+    event table's folder, through a windowed aggregation with a watermark, into Parquet files in
+    `folder` (append mode: the windows the watermark closed), trigger availableNow. `fresh`: a
+    new checkpoint and output, so the run reads the whole history (the peer's full refresh)."""
+    from pyspark.sql import functions as F
+
+    if fresh and folder.exists():
+        shutil.rmtree(folder)
+    spark.conf.set(
+        "spark.sql.streaming.stateStore.providerClass",
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    )
+    schema = spark.table("spark_windows.bench_events").schema
+    events = spark.readStream.schema(schema).parquet(str(source_folder)).withWatermark("ts", "5 minutes")
+    window = F.session_window("ts", "2 minutes") if args.session else F.window("ts", "1 minute")
+    counts = events.groupBy(window, "k").agg(F.count("*").alias("readings"), F.sum("v").alias("vehicles"))
+    query = (
+        counts.writeStream.format("parquet")
+        .option("path", str(folder / "windows"))
+        .option("checkpointLocation", str(folder / "checkpoint"))
+        .outputMode("append")
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+
+
 def _median(values, name, index):
-    return statistics.median(value[name][index] for value in values)
+    found = [value[name][index] for value in values]
+    return None if None in found else statistics.median(found)
+
+
+def _jobs(values, name) -> str:
+    jobs = _median(values, name, 2)
+    return "—" if jobs is None else f"{jobs:.0f}"
 
 
 def report_incremental_size(args, model: str, models: list[str], size: dict) -> None:
@@ -596,7 +670,7 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
             runs = ", ".join(f"{value[name][0]:.2f}" for value in values)
             print(
                 f"| {name} | {run} | {_median(values, name, 0):.2f} | {runs} | {_median(values, name, 1):.2f} "
-                f"| {_median(values, name, 2):.0f} | {_median(values, name, 3) / 1e6:,.2f} "
+                f"| {_jobs(values, name)} | {_median(values, name, 3) / 1e6:,.2f} "
                 f"| {_median(values, name, 4) / 1e6:,.2f} |"
             )
     print(
@@ -651,6 +725,12 @@ def main(argv=None) -> int:
         "--incremental", action="store_true", help="time the windowed_incremental model (each --events size)"
     )
     parser.add_argument("--session", action="store_true", help="with --incremental: the session model")
+    parser.add_argument(
+        "--by-file", action="store_true", help="with --incremental: new rows by input file (input_file_col)"
+    )
+    parser.add_argument(
+        "--streaming", action="store_true", help="with --incremental: Spark's Structured Streaming beside it"
+    )
     parser.add_argument(
         "--new-rows", type=int, help="with --incremental: rows each incremental run adds (default 1%% of the history)"
     )

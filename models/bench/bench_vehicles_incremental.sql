@@ -1,10 +1,12 @@
 -- The model `scripts/bench.py --incremental` times: a full refresh against a run that adds 1%
--- new rows. Enabled only by the benchmark (var spark_windows_bench), which creates its input.
+-- new rows. Enabled only by the benchmark (var spark_windows_bench), which creates its input;
+-- with --by-file it tells new rows by their input file (input_file_col).
 {{ config(
     materialized='windowed_incremental',
     enabled=var('spark_windows_bench', false),
     time_col='ts',
     ingestion_time_col='ingested_at',
+    input_file_col=var('spark_windows_bench_file_col', none),
     window={'type': 'tumble', 'size': '1 minute'},
     group_by=['k'],
     aggregates={'readings': 'count(*)', 'vehicles': 'sum(v)'},
@@ -18,4 +20,7 @@ select
     ts,
     v,
     ingested_at
+    {%- if var('spark_windows_bench_file_col', none) %},
+    _metadata.file_path as {{ var('spark_windows_bench_file_col') }}
+    {%- endif %}
 from {{ var('spark_windows_bench_source', 'bench_events') }}
