@@ -504,7 +504,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
 
     variables = {"spark_windows_bench": True, "spark_windows_bench_source": "spark_windows.bench_events"}
     if args.by_file:
-        variables["spark_windows_bench_file_col"] = "source_file"
+        variables["spark_windows_bench_by_file"] = True
     variables = json.dumps(variables)
     days = args.days * events / args.events[0] if args.same_rate else args.days
     span_us, start_us = int(days * 86_400_000_000), 1_704_067_200_000_000

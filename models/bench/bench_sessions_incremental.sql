@@ -6,7 +6,7 @@
     enabled=var('spark_windows_bench', false),
     time_col='ts',
     ingestion_time_col='ingested_at',
-    input_file_col=var('spark_windows_bench_file_col', none),
+    input_file_col=('source_file' if var('spark_windows_bench_by_file', false) else none),
     window={'type': 'session', 'gap': '2 minutes'},
     group_by=['k'],
     aggregates={'readings': 'count(*)', 'vehicles': 'sum(v)'},
@@ -16,11 +16,10 @@
 ) }}
 
 select
-    k,
-    ts,
-    v,
-    ingested_at
-    {%- if var('spark_windows_bench_file_col', none) %},
-    _metadata.file_path as {{ var('spark_windows_bench_file_col') }}
-    {%- endif %}
-from {{ var('spark_windows_bench_source', 'bench_events') }}
+    events.k,
+    events.ts,
+    events.v,
+    events.ingested_at,
+    -- the file each row was read from: the models' input_file_col with --by-file
+    events._metadata.file_path as source_file
+from {{ var('spark_windows_bench_source', 'bench_events') }} as events
