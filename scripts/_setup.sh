@@ -6,6 +6,7 @@
 #   (default requirements-dev.txt: tests, lint and tools; scripts/demo.sh asks only for
 #   requirements.txt), again only when what it names changed; with SPARK_WINDOWS_SETUP_VENV=false
 #   it leaves .venv alone (scripts/version_matrix.sh, which makes virtual environments of its own);
+# - writes a class-data archive of Spark's classes, once (ensure_class_archive);
 # - exports what dbt needs to find this project's profiles and its local Spark state.
 set -euo pipefail
 
@@ -69,9 +70,31 @@ ensure_venv() {
     fi
 }
 
+# A class-data archive of an embedded Spark's classes (scripts/_class_archive.py), one per Java
+# and pyspark release, kept beside pip's cache: each Spark the profile's `local` target starts
+# maps it (SPARK_WINDOWS_JAVA_OPTIONS) and starts about 5 s sooner. Written once, in about 30 s;
+# SPARK_WINDOWS_CLASS_ARCHIVE=false neither writes nor uses one.
+ensure_class_archive() {
+    [ "${SPARK_WINDOWS_CLASS_ARCHIVE:-true}" != false ] || return 0
+    local java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java" key archive
+    key="$({ "$java_bin" -version 2>&1; .venv/bin/python -c 'import importlib.metadata as m; print(m.version("pyspark"))'; } |
+        sha256sum | cut -c1-16)"
+    archive="${XDG_CACHE_HOME:-$HOME/.cache}/spark_windows/spark-classes-$key.jsa"
+    if [ ! -f "$archive" ]; then
+        echo "setup: writing a class-data archive of Spark's classes (once per Java and pyspark release)" >&2
+        if ! .venv/bin/python scripts/_class_archive.py "$archive" >/dev/null 2>&1; then
+            echo "setup: no class-data archive was written; Spark starts without one" >&2
+        fi
+    fi
+    if [ -f "$archive" ]; then
+        export SPARK_WINDOWS_JAVA_OPTIONS="-XX:SharedArchiveFile=$archive -Xlog:disable -Xlog:all=error:stderr"
+    fi
+}
+
 ensure_java
 if [ "${SPARK_WINDOWS_SETUP_VENV:-true}" != false ]; then
     ensure_venv
+    ensure_class_archive
 fi
 
 export PATH="$PROJECT_DIR/.venv/bin:$PATH"
