@@ -5,11 +5,17 @@
 
 {#- Step 2 of a run: one scan of the new rows (_sw_incremental_summary_sql), its answer by name:
     {new_rows, rows_without_ingestion_time, max_ingestion_us, max_event_us, late_rows,
-    min_update_us, max_update_us}; the times none when no row has one. -#}
-{% macro _sw_incremental_summary(cfg, model_sql, state, batch_view=none) %}
-    {%- set row = run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state, batch_view)).rows[0] -%}
-    {%- set summary = {} -%}
-    {%- for name in ['new_rows', 'rows_without_ingestion_time', 'max_ingestion_us', 'max_event_us', 'late_rows', 'min_update_us', 'max_update_us'] -%}
+    min_update_us, max_update_us, input_rows, processed_rows, arrival_counts}; the times none
+    when no row has one, input_rows and processed_rows none when the run checks no arrivals.
+    By ingestion time a run checks its arrivals (_sw_incremental_check_arrivals) once a commit
+    with arrival counts exists: the scan then also counts the input and what was processed. -#}
+{% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none) %}
+    {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
+    {%- set row = run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state, batch_view,
+        state_table if checked else none)).rows[0] -%}
+    {%- set summary = {'arrival_counts': row[9]} -%}
+    {%- for name in ['new_rows', 'rows_without_ingestion_time', 'max_ingestion_us', 'max_event_us', 'late_rows',
+        'min_update_us', 'max_update_us', 'input_rows', 'processed_rows'] -%}
         {%- do summary.update({name: none if row[loop.index0] is none else row[loop.index0] | int}) -%}
     {%- endfor -%}
     {{ return(summary) }}
@@ -18,24 +24,22 @@
 
 {#- Step 2, the check of the rows at or below the newest ingestion time a committed run processed:
     rows there that no run read are refused, with their number, before any table changes; the
-    input's ingestion_time_col must only grow in the order rows become visible. The input's rows
-    are counted first (_sw_incremental_arrival_counts_sql); only when they do not add up are they
-    compared hour by hour (_sw_incremental_arrival_check_sql), which reads the ingestion time of
-    every row. Returns this run's arrival counts (JSON text) for its commit. A state table without
-    arrival counts (written before they existed) checks nothing once: that run counts every row
-    as processed. -#}
+    input's ingestion_time_col must only grow in the order rows become visible. The scan of the
+    new rows counted the input's rows: they add up to the processed rows and the new ones unless
+    rows landed at or below that time after a run read the input, or were removed from it
+    (retention); only then does the run compare hour by hour (_sw_incremental_arrival_check_sql),
+    which reads the ingestion time of every row. Returns this run's arrival counts (JSON text) for
+    its commit. A state table without arrival counts (written before they existed) checks nothing
+    once: that run counts every row as processed. -#}
 {% macro _sw_incremental_check_arrivals(cfg, model_sql, state_table, state, summary, batch_view=none) %}
-    {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
-    {%- set after_us = state.ingestion_us if checked else none -%}
-    {%- set until_us = [state.ingestion_us, summary.max_ingestion_us] | reject('none') | list -%}
-    {%- set until_us = until_us | max if until_us else none -%}
-    {%- set counts = run_query(spark_windows._sw_incremental_arrival_counts_sql(
-        cfg, model_sql, state_table if checked else none, after_us, until_us)).rows[0] -%}
-    {%- if not checked or counts[0] | int == counts[1] | int + counts[2] | int -%}
-        {{ return(counts[3]) }}
+    {%- set first_counted = state.batch_id > 0 and 'arrival_counts' in state.missing_columns -%}
+    {%- if not first_counted and (summary.input_rows is none
+        or summary.input_rows == summary.processed_rows + summary.new_rows - summary.rows_without_ingestion_time) -%}
+        {{ return(summary.arrival_counts) }}
     {%- endif -%}
-    {%- set row = run_query(spark_windows._sw_incremental_arrival_check_sql(
-        cfg, model_sql, state_table, after_us, until_us)).rows[0] -%}
+    {%- set until_us = [state.ingestion_us, summary.max_ingestion_us] | reject('none') | list -%}
+    {%- set row = run_query(spark_windows._sw_incremental_arrival_check_sql(cfg, model_sql, state_table,
+        none if first_counted else state.ingestion_us, until_us | max if until_us else none)).rows[0] -%}
     {%- if row[0] | int > 0 -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(

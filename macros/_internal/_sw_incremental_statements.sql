@@ -141,47 +141,6 @@ alter table {{ state_table }} add columns ({% for column in columns %}{{ column 
 {%- endmacro %}
 
 
-{#- The arrival counts, first: the rows of the input, against the rows the committed runs
-    processed (the sum of every commit's arrival_counts) and the rows ingested after the newest
-    of those (`after_us`), this run's. They add up unless rows landed at or below `after_us`
-    after a run read the input, or were removed from it (retention); only then does a run
-    compare every hour (_sw_incremental_arrival_check_sql). Reading little: the input's row count
-    needs none of its columns (Parquet keeps it in each file's footer), and the rows after
-    `after_us` are the new ones, whose files a filter on the ingestion time picks out. Returns
-    one row: input_rows and processed_rows (NULL without `state_table`: a run with nothing to
-    check), after_rows (also those ingested after `until_us`, the run's newest, landed since its
-    scan), and this run's arrival counts as JSON ({"<hour us>": rows}, rows up to `until_us`). -#}
-{% macro _sw_incremental_arrival_counts_sql(cfg, model_sql, state_table, after_us, until_us) -%}
-    {%- set until = cfg.ingestion_col ~ ' <= ' ~ spark_windows._sw_us_literal(until_us) -%}
-with __sw_hours as (
-    select
-        {{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.ingestion_col), 3600000000) }} as hour_us,
-        count_if({{ until }}) as run_rows,
-        count_if(not ({{ until }})) as later_rows
-    from (
-{{ spark_windows._sw_incremental_arrivals(cfg, model_sql, after_us, none) }}
-    ) as __sw_rows
-    group by 1
-)
-
-select
-    {%- if state_table is not none %}
-    (select count(*) from ({{ model_sql }}) as __sw_input) as input_rows,
-    (
-        select coalesce(sum(__sw_entry.value), 0)
-        from {{ state_table }}
-        lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
-    ) as processed_rows,
-    {%- else %}
-    cast(null as bigint) as input_rows,
-    cast(null as bigint) as processed_rows,
-    {%- endif %}
-    coalesce(sum(run_rows + later_rows), 0) as after_rows,
-    to_json(map_from_entries(collect_list(case when run_rows > 0 then struct(cast(hour_us as string), run_rows) end))) as arrival_counts
-from __sw_hours
-{%- endmacro %}
-
-
 {#- With input_file_col: the input's rows counted per file, the files a committed run processed
     (`state_table`: none before the first commit) left out unless their rows changed since. One
     row per file: file, input_rows, processed_rows (NULL for a file no run processed). No column

@@ -349,28 +349,41 @@ def test_the_arrival_check_parses_and_reads_the_state_only_with_a_processed_time
 
 
 @pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
-def test_the_arrival_counts_read_the_new_rows_and_count_the_input_only_with_a_state(incremental_renderer, state_table):
+def test_the_scan_of_the_new_rows_counts_them_by_hour_and_the_input_only_with_a_state(
+    incremental_renderer, state_table
+):
     cfg = config(incremental_renderer)
-    after_us = None if state_table is None else 1714550400000000
-    counts = incremental_renderer.call(
-        "_sw_incremental_arrival_counts_sql", cfg, "select * from events", state_table, after_us, 1714554000000000,
-    )  # fmt: skip
-    parsed = parse(counts)
+    state = dict(STATES["later run"])
+    scan = incremental_renderer.call(
+        "_sw_incremental_summary_sql", cfg, "select * from events", state, None, state_table
+    )
+    parsed = parse(scan)
     assert [column.alias_or_name for column in parsed.selects] == [
-        "input_rows", "processed_rows", "after_rows", "arrival_counts",
+        "new_rows", "rows_without_ingestion_time", "max_ingestion_us", "max_event_us", "late_rows",
+        "min_update_us", "max_update_us", "input_rows", "processed_rows", "arrival_counts",
     ]  # fmt: skip
-    # the rows by hour: only those after the processed time; this run's: up to its newest
+    # the new rows grouped by hour of ingestion time: only those after the processed time
     hours = parsed.find(exp.CTE).sql("spark").lower()
-    assert ("ingested_at > timestamp_micros(1714550400000000)" in hours) == (after_us is not None)
-    assert "ingested_at <= timestamp_micros(1714554000000000)" in hours
+    assert f"ingested_at > timestamp_micros({state['ingestion_us']})" in hours
+    assert "group by" in hours and "3600000000" in hours
     # the input's count reads every row, with no filter; the processed rows are the state's
     columns = {column.alias_or_name: column.sql("spark").lower() for column in parsed.selects}
     if state_table is None:
         assert "select" not in columns["input_rows"] and "select" not in columns["processed_rows"]
-        assert "sensor_vehicles__state" not in counts
+        assert "sensor_vehicles__state" not in scan
     else:
         assert "from events" in columns["input_rows"] and " where " not in columns["input_rows"]
         assert "sensor_vehicles__state" in columns["processed_rows"] and "arrival_counts" in columns["processed_rows"]
+    # by input file the listing counts the rows: no hours, no input count, no arrival counts
+    by_file = parse(
+        incremental_renderer.call(
+            "_sw_incremental_summary_sql", config(incremental_renderer, input_file_col="source_file"),
+            "select * from events", {**state, "run_files": ["a.parquet"], "state_table": None}, None, state_table,
+        )
+    )  # fmt: skip
+    by_file_columns = {column.alias_or_name: column.sql("spark").lower() for column in by_file.selects}
+    assert all("select" not in by_file_columns[name] for name in ["input_rows", "processed_rows", "arrival_counts"])
+    assert "3600000000" not in by_file.sql("spark")
 
 
 def test_good_config_is_read_in_microseconds(incremental_renderer):
