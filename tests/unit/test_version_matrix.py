@@ -128,8 +128,8 @@ def test_ci_runs_the_matrix_and_fails_when_it_fails():
     commands = [line.strip() for line in (PROJECT_DIR / ".ci" / "run").read_text().splitlines()]
     started = [c for c in commands if "bash scripts/version_matrix.sh" in c and not c.startswith("#")]
     assert started == [
-        "setsid bash -c '(bash scripts/version_matrix.sh --install-only && bash scripts/version_matrix.sh)'"
-        ' >"$matrix_log" 2>&1 &'
+        "setsid bash -c '(bash scripts/version_matrix.sh --install-only && bash scripts/version_matrix.sh);"
+        " matrix=$?; bash scripts/cluster.sh start || true; exit $matrix' >\"$matrix_log\" 2>&1 &"
     ], started
     # leaving early stops its whole process group
     assert 'kill -- "-$matrix_pid" 2>/dev/null || true' in commands
