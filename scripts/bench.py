@@ -79,10 +79,8 @@ import sys
 import time
 from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PROJECT_DIR / "tests" / "support"))
-
-from macro_renderer import MacroRenderer  # noqa: E402
+from spark_windows_dev.macro_renderer import MacroRenderer
+from spark_windows_dev.project import PROJECT_DIR
 
 AGGREGATES = {"readings": "count(*)", "vehicles": "sum(v)"}
 ALL_MERGEABLE = {
@@ -400,7 +398,7 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
     process; times the model's execution as dbt reports it."""
     import json
 
-    from dbt_harness import configure_environment, run_dbt
+    from spark_windows_dev.dbt_harness import configure_environment, run_dbt
 
     state_dir = args.state_dir / "dbt"
     if state_dir.exists():
@@ -452,7 +450,7 @@ def incremental(args) -> int:
     state_dir = args.state_dir / "incremental"
     if state_dir.exists():
         shutil.rmtree(state_dir)
-    from dbt_harness import configure_environment, run_dbt
+    from spark_windows_dev.dbt_harness import configure_environment, run_dbt
 
     configure_environment(state_dir, "local")
     os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory

@@ -18,11 +18,9 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench  # noqa: E402
-from bench_flink import CASES, MODES, output_dir  # noqa: E402
-from macro_renderer import MacroRenderer  # noqa: E402
+import bench
+from bench_flink import CASES, MODES, output_dir
+from spark_windows_dev.macro_renderer import MacroRenderer
 
 
 def normalized(frame, types: dict[str, str]):

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(PROJECT_DIR / "tests" / "support"))
-
-from dbt_harness import SessionWarehouse, run_dbt  # noqa: E402
+from spark_windows_dev.dbt_harness import SessionWarehouse, run_dbt
 
 SCHEMA = os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows")  # as profiles/profiles.yml
 # model -> what it shows and the columns it is sorted by

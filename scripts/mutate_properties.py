@@ -41,7 +41,7 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(PROJECT_DIR / "tests" / "support"), str(PROJECT_DIR)]
 
-from macro_renderer import MacroRenderer, project_blocks  # noqa: E402
+from spark_windows_dev.macro_renderer import MacroRenderer, project_blocks  # noqa: E402
 
 FIRST_EXAMPLES = 5
 # argument checks and the microbatch wrapper: a mutant there fails every example at once

@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 
 import sqlglot
+from spark_windows_dev.project import PROJECT_DIR
 from sqlglot.errors import SqlglotError
-
-PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
 def invalid_files(compiled_dir: Path) -> tuple[int, list[str]]:
@@ -43,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     compiled_dir = PROJECT_DIR / "target" / "compiled"
     if not args.no_compile:
         shutil.rmtree(compiled_dir, ignore_errors=True)  # no stale files of deleted models
-        sys.path.insert(0, str(PROJECT_DIR / "tests" / "support"))
-        from dbt_harness import configure_environment, run_dbt
+        from spark_windows_dev.dbt_harness import configure_environment, run_dbt
 
         target = args.target or "local"
         configure_environment(PROJECT_DIR / ".spark_state" / f"validate-{target}", target)

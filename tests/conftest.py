@@ -6,10 +6,10 @@ import os
 import shutil
 
 import pytest
-from dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
 from incremental_replay import Replay, replay
-from macro_renderer import MacroRenderer
-from project import PROJECT_DIR, TARGET_DIR
+from spark_windows_dev.dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
+from spark_windows_dev.macro_renderer import MacroRenderer
+from spark_windows_dev.project import PROJECT_DIR, TARGET_DIR
 
 
 def pytest_addoption(parser):

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from compare import assert_same_rows, read_csv
-from dbt_harness import run_dbt
-from project import PROJECT_DIR
+from spark_windows_dev.dbt_harness import run_dbt
+from spark_windows_dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

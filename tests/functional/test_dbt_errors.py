@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from dbt_harness import run_dbt
-from project import PROJECT_DIR
+from spark_windows_dev.dbt_harness import run_dbt
+from spark_windows_dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

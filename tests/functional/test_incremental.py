@@ -19,11 +19,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from dbt_harness import PROJECT_DIR, run_dbt
 from incremental_cases import CUTS, arrivals, click_arrivals, reference_models, reference_session_models, us
 from incremental_driver import MODELS, SESSION_MODELS, read_tables
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental import Model
+from spark_windows_dev.dbt_harness import PROJECT_DIR, run_dbt
 from stop_at import StopAt
 
 pytestmark = pytest.mark.slow

@@ -15,8 +15,8 @@ import json
 import os
 
 import pytest
-from dbt_harness import run_dbt
 from scratch_project import scratch_project
+from spark_windows_dev.dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-from dbt_harness import run_dbt
 from reference_windows import session, tumble
 from scratch_project import scratch_project
+from spark_windows_dev.dbt_harness import run_dbt
 from stop_at import StopAt
 
 pytestmark = pytest.mark.slow

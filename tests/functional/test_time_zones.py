@@ -16,9 +16,9 @@ import pytest
 import reference_firings
 import reference_more_windows as more
 import reference_windows as ref
-from macro_renderer import Relation
 from pyspark.sql.types import TimestampNTZType, TimestampType
 from spark_views import temp_view
+from spark_windows_dev.macro_renderer import Relation
 
 pytestmark = pytest.mark.slow
 

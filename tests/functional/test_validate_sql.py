@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import validate_sql  # scripts/ is on pytest's pythonpath
-from project import TARGET_DIR
+from spark_windows_dev.project import TARGET_DIR
 
 
 @pytest.mark.slow

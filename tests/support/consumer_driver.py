@@ -25,8 +25,12 @@ import sys
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner
-from dbt_harness import DbtFailed, SessionWarehouse, run_dbt  # a script's folder is on sys.path
-from project import PROJECT_DIR
+
+# run as a script: the helpers the scripts and the tests share are in scripts/spark_windows_dev
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+from spark_windows_dev.dbt_harness import DbtFailed, SessionWarehouse, run_dbt  # noqa: E402
+from spark_windows_dev.project import PROJECT_DIR  # noqa: E402
 
 CONSUMER = PROJECT_DIR / "integration_tests" / "consumer"
 SCHEMA = "analytics"  # the schema of the consumer's profile

@@ -7,7 +7,6 @@ import datetime
 from pathlib import Path
 
 from incremental_driver import SESSION_MODELS
-from project import PROJECT_DIR
 from reference_incremental import (
     MINUTE,
     Model,
@@ -18,6 +17,7 @@ from reference_incremental import (
     sum_of_values,
 )
 from reference_incremental_sessions import SessionModel
+from spark_windows_dev.project import PROJECT_DIR
 
 SENSOR_ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "sensor_readings_arrivals.csv"
 CLICK_ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "click_arrivals.csv"

@@ -17,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# run as a script: the helpers the scripts and the tests share are in scripts/spark_windows_dev
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-from dbt_harness import configure_environment, run_dbt  # noqa: E402
+from spark_windows_dev.dbt_harness import configure_environment, run_dbt  # noqa: E402
 
 # model -> its aggregate columns, in the order the queries below read them
 MODELS = {

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dbt_harness import run_dbt
 from incremental_cases import CUTS, SESSION_MODEL
 from incremental_driver import SESSION_MODELS, read_tables
+from spark_windows_dev.dbt_harness import run_dbt
 
 
 @dataclass

@@ -7,7 +7,7 @@ import socket
 import subprocess
 
 import pytest
-from project import PROJECT_DIR
+from spark_windows_dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

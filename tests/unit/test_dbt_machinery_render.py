@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
 
 pytestmark = pytest.mark.fast
 

@@ -8,7 +8,7 @@ import itertools
 import re
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, Relation, output_names
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, output_names
 
 pytestmark = pytest.mark.fast
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 import sqlglot
-from macro_renderer import CompilerError, MacroRenderer, Relation
-from project import PROJECT_DIR
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation
+from spark_windows_dev.project import PROJECT_DIR
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast

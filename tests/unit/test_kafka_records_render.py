@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, output_names, parse
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse
 
 pytestmark = pytest.mark.fast
 

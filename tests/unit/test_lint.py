@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from project import PROJECT_DIR
+from spark_windows_dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

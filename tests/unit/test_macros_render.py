@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, output_names
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names
 
 pytestmark = pytest.mark.fast
 

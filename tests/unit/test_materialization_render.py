@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer
 
 pytestmark = pytest.mark.fast
 

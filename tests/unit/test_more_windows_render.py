@@ -12,7 +12,7 @@ import itertools
 import pytest
 import reference_more_windows as ref
 from calendar_cases import DST_DAYS, HOUR, utc
-from macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast

@@ -9,8 +9,8 @@ import itertools
 
 import pytest
 import sqlglot
-from macro_renderer import CompilerError, MacroRenderer, output_names, parse, parse_relation
-from project import PROJECT_DIR
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse, parse_relation
+from spark_windows_dev.project import PROJECT_DIR
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast

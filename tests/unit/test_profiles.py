@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from project import PROJECT_DIR
+from spark_windows_dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from project import PROJECT_DIR
+from spark_windows_dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

@@ -6,7 +6,7 @@ columns instead of colliding with them (Spark's AMBIGUOUS_REFERENCE)."""
 from __future__ import annotations
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import yaml
 from packaging.requirements import Requirement
-from project import PROJECT_DIR
+from spark_windows_dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 
@@ -129,7 +129,7 @@ def test_ci_runs_the_matrix_and_fails_when_it_fails():
     started = [c for c in commands if "bash scripts/version_matrix.sh" in c and not c.startswith("#")]
     assert started == [
         "setsid bash -c '(bash scripts/version_matrix.sh --install-only && bash scripts/version_matrix.sh);"
-        " matrix=$?; bash scripts/cluster.sh start || true; exit $matrix' >\"$matrix_log\" 2>&1 &"
+        ' matrix=$?; bash scripts/cluster.sh start || true; exit $matrix\' >"$matrix_log" 2>&1 &'
     ], started
     # leaving early stops its whole process group
     assert 'kill -- "-$matrix_pid" 2>/dev/null || true' in commands

@@ -5,8 +5,8 @@ SQL of every plan parsed with sqlglot."""
 from __future__ import annotations
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from render_cases import CUMULATE, HOP, SESSION, SPECS, TUMBLE, WINDOW_COLUMNS, is_row_copy, render
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast

@@ -8,7 +8,7 @@ A generic data test is a ``{% test name(...) %}`` block, which dbt registers as 
 from __future__ import annotations
 
 import pytest
-from macro_renderer import CompilerError, MacroRenderer, Relation, parse
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse
 from sqlglot import exp
 
 pytestmark = pytest.mark.fast

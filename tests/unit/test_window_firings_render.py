@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 import reference_firings as model
-from macro_renderer import CompilerError, MacroRenderer, output_names
+from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names
 
 pytestmark = pytest.mark.fast
 

@@ -5,8 +5,8 @@ aggregates keep the row-copy plan."""
 from __future__ import annotations
 
 import pytest
-from macro_renderer import CompilerError, output_names, parse_relation
 from render_cases import HOP, SPECS, WINDOW_COLUMNS, is_row_copy, render
+from spark_windows_dev.macro_renderer import CompilerError, output_names, parse_relation
 
 pytestmark = pytest.mark.fast
 

@@ -5,8 +5,8 @@ squares), with shifts taken from a pane of the frame."""
 from __future__ import annotations
 
 import pytest
-from macro_renderer import output_names, parse_relation
 from render_cases import SPECS, WINDOW_COLUMNS, is_row_copy, render
+from spark_windows_dev.macro_renderer import output_names, parse_relation
 
 pytestmark = pytest.mark.fast
 

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
-from project import PROJECT_DIR
+
+from spark_windows_dev.project import PROJECT_DIR
 
 
 class DbtFailed(AssertionError):

@@ -22,8 +22,9 @@ import jinja2
 import jinja2.sandbox
 import pytz
 import sqlglot
-from project import MACRO_DIR, PACKAGE, PROJECT_DIR
 from sqlglot import exp
+
+from spark_windows_dev.project import MACRO_DIR, PACKAGE, PROJECT_DIR
 
 OPENING = re.compile(r"{%-?\s*(macro|test|materialization)\s+(\w+)\s*")
 ADAPTER_OPTION = re.compile(r"adapter\s*=\s*['\"](\w+)['\"]")
