@@ -6,7 +6,7 @@
 #   (default requirements-dev.txt: tests, lint and tools; scripts/demo.sh asks only for
 #   requirements.txt), again only when what it names changed; with SPARK_WINDOWS_SETUP_VENV=false
 #   it leaves .venv alone (scripts/version_matrix.sh, which makes virtual environments of its own);
-# - writes a class-data archive of Spark's classes, once (ensure_class_archive);
+# - defines ensure_class_archive, which scripts/test.sh calls (a class-data archive of Spark's classes);
 # - exports what dbt needs to find this project's profiles and its local Spark state.
 set -euo pipefail
 
@@ -72,8 +72,9 @@ ensure_venv() {
 
 # A class-data archive of an embedded Spark's classes (scripts/_class_archive.py), one per Java
 # and pyspark release, kept beside pip's cache: each Spark the profile's `local` target starts
-# maps it (SPARK_WINDOWS_JAVA_OPTIONS) and starts about 5 s sooner. Written once, in about 30 s;
-# SPARK_WINDOWS_CLASS_ARCHIVE=false neither writes nor uses one.
+# maps it (SPARK_WINDOWS_JAVA_OPTIONS) and starts 3-5 s sooner. Written once, in 30-45 s, so
+# only scripts/test.sh, which starts a dozen Sparks, asks for it (a first demo would wait
+# longer for it than it saves); SPARK_WINDOWS_CLASS_ARCHIVE=false neither writes nor uses one.
 ensure_class_archive() {
     [ "${SPARK_WINDOWS_CLASS_ARCHIVE:-true}" != false ] || return 0
     local java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java" key archive
@@ -94,7 +95,6 @@ ensure_class_archive() {
 ensure_java
 if [ "${SPARK_WINDOWS_SETUP_VENV:-true}" != false ]; then
     ensure_venv
-    ensure_class_archive
 fi
 
 export PATH="$PROJECT_DIR/.venv/bin:$PATH"

@@ -3,4 +3,5 @@
 # Usage: scripts/test.sh [pytest arguments], e.g. scripts/test.sh -m fast
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_setup.sh"
+ensure_class_archive
 python -m pytest "$@"
