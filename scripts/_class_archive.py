@@ -7,7 +7,7 @@ send (DDL, Parquet writes, partitions, aggregates, window functions, joins), and
 JVM writes every class it loaded to ARCHIVE as it exits (-XX:ArchiveClassesAtExit). A Spark
 started with -XX:SharedArchiveFile=ARCHIVE maps those classes instead of loading and verifying
 them again: on this project's 2-core machine an embedded Spark's start and first statements took
-about 10 s instead of 15 s (docs/benchmarks.md). The archive only speeds a start up: a JVM whose
+about 10 s instead of 15 s (tests/README.md, "Where the time goes"). The archive only speeds a start up: a JVM whose
 Java or class path differs from the one that wrote it ignores it.
 """
 
