@@ -78,6 +78,13 @@
             ~ "(every run writes the windows its rows changed; the default) or 'on_watermark' (a window is written once the "
             ~ "watermark passes its end, then again by each run whose late rows change it)") -%}
     {%- endif -%}
+    {%- set compact_every = config.get('compact_state_every', 50) -%}
+    {%- if compact_every is not integer or compact_every < 1 -%}
+        {%- do errors.append(
+            name ~ ": compact_state_every (" ~ ("'" ~ compact_every ~ "'" if compact_every is string else compact_every) ~ ") must be "
+            ~ "a whole number of runs, 1 or more, such as 50 (the default): every that many committed runs, the state table's "
+            ~ "one small file per run is rewritten into one file") -%}
+    {%- endif -%}
     {%- do spark_windows._sw_incremental_check_table_config(config, errors) -%}
     {%- if errors -%}
         {{ exceptions.raise_compiler_error(
@@ -119,6 +126,7 @@
         'changelog': emit == 'changelog',
         'on_watermark': emit_policy == 'on_watermark',
         'session': spec.type == 'session',
+        'compact_every': compact_every,
         'settings': settings,
     }) }}
 {% endmacro %}

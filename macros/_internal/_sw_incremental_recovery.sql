@@ -90,12 +90,16 @@
 
 
 {#- No commit: every table of the model starts again (the model's relation whatever its type,
-    the table of every window, the late, changelog and state tables). -#}
+    the table of every window, the late, changelog and state tables, and the state's trash). -#}
 {% macro _sw_incremental_reset(target, tables) %}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- if existing is not none -%}
         {%- do adapter.drop_relation(existing) -%}
     {%- endif -%}
+    {#- a trash table a killed compaction left goes first: dropping it deletes the folders it
+        holds, of which the state's own comes back with the state table (_sw_incremental_compact_state) -#}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(
+        tables.state.incorporate(path={'identifier': tables.state.identifier ~ '__trash'}, type='table'))) -%}
     {#- through dbt's relation cache, which _sw_incremental_create reads -#}
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
         {%- do adapter.drop_relation(tables[name]) -%}

@@ -221,7 +221,7 @@ where false
     version), then added at their folders in the run's, in one statement. A reader between the
     two sees the replaced partitions missing, as a rewrite's reader sees each partition's files
     replaced. Then the staging table's NULL partition (sessions: the rows of roles old and drop,
-    which the table never takes) is deleted (_sw_incremental_purge_folder). Dropping the staging
+    which the table never takes) is deleted (_sw_incremental_purge_folders). Dropping the staging
     table after it (an external table) keeps the files, now the table's.
     `recovering`: the apply of a committed run may have been killed midway; a staged partition the
     table already holds at its folder in the run's is left as it is, and the staging table is
@@ -262,18 +262,51 @@ where false
         {%- do run_query('alter table ' ~ target ~ ' add ' ~ added | join(' ')) -%}
     {%- endif -%}
     {%- if unplaced in listed -%}
-        {%- do spark_windows._sw_incremental_purge_folder(target, folder ~ '/' ~ unplaced) -%}
+        {%- do spark_windows._sw_incremental_purge_folders(target, [folder ~ '/' ~ unplaced]) -%}
     {%- endif -%}
 {% endmacro %}
 
 
-{#- Deletes `folder` (in the table's own folder) with what it holds: a managed table
-    `<table>__trash` takes it as a partition and is dropped, which deletes its partitions'
-    folders. A trash table a killed run left is dropped first (what it held is garbage too). -#}
-{% macro _sw_incremental_purge_folder(target, folder) %}
+{#- Deletes `folders` (a list of folder paths) with what they hold: a managed table
+    `<table>__trash` takes each as a partition and is dropped, which deletes its partitions'
+    folders (one that does not exist is made and deleted). A trash table a killed run left is
+    dropped first (what it held is garbage too). -#}
+{% macro _sw_incremental_purge_folders(target, folders) %}
     {%- set trash = target.incorporate(path={'identifier': target.identifier ~ '__trash'}, type='table') -%}
     {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
     {%- do run_query('create table ' ~ trash ~ ' (purged int) using parquet partitioned by (folder string)') -%}
-    {%- do run_query('alter table ' ~ trash ~ " add partition (folder = 'staged') location " ~ spark_windows._sw_string_literal(folder)) -%}
+    {%- set added = [] -%}
+    {%- for folder in folders -%}
+        {%- do added.append("partition (folder = 'f" ~ loop.index ~ "') location " ~ spark_windows._sw_string_literal(folder)) -%}
+    {%- endfor -%}
+    {%- do run_query('alter table ' ~ trash ~ ' add ' ~ added | join(' ')) -%}
     {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
+{% endmacro %}
+
+
+{#- Step 6, every `compact_state_every` committed runs (batch_id a multiple of it): the state
+    table, one small file per committed run, is rewritten into one file, so that reading it
+    costs the same after a thousand runs as after ten. The rows are written into a folder
+    beside the table's (`<state folder>-a`, or `-b` when the table is at `-a`: the two take
+    turns), the table is re-pointed there by metadata (one metastore call: a reader sees the old
+    folder or the new one, each with every row), then the folders it may have left (its own at
+    first, the other of the two) are deleted. A compaction killed at any statement leaves the
+    state whole: before the re-pointing the table is where it was, and the next compaction
+    overwrites the folder it half wrote; after it, the old folder is left to the next
+    compaction. A trash table such a kill left is dropped before anything is written: its
+    folders are never the table's (it was made after the re-pointing), nor is the folder the
+    next compaction writes. -#}
+{% macro _sw_incremental_compact_state(cfg, state_table, batch_id) %}
+    {%- if batch_id % cfg.compact_every != 0 -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set trash = state_table.incorporate(path={'identifier': state_table.identifier ~ '__trash'}, type='table') -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
+    {%- set location = spark_windows._sw_describe_table(state_table).location -%}
+    {%- set base = location[:-2] if location[-2:] in ['-a', '-b'] else location -%}
+    {%- set folder = base ~ ('-b' if location == base ~ '-a' else '-a') -%}
+    {%- do run_query('insert overwrite directory ' ~ spark_windows._sw_string_literal(folder)
+        ~ ' using parquet select /*+ COALESCE(1) */ * from ' ~ state_table) -%}
+    {%- do run_query('alter table ' ~ state_table ~ ' set location ' ~ spark_windows._sw_string_literal(folder)) -%}
+    {%- do spark_windows._sw_incremental_purge_folders(state_table, [base, base ~ '-a', base ~ '-b'] | reject('equalto', folder) | list) -%}
 {% endmacro %}

@@ -15,6 +15,8 @@
       <model>__pending_*  the next version of the partitions a run rewrites; dropped when applied
       <model>__trash      (sessions) made and dropped by the apply, to delete staged rows the
                           table does not take
+      <model>__state__trash  made and dropped by the compaction of the state table, to delete
+                          the folders it left
 
     Like dbt-spark's table and incremental materializations it honours location_root (each kept
     table in its own folder under it), persist_docs (the model's description as the table's
@@ -145,6 +147,9 @@
             {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
         {%- endif -%}
         {%- do run_query(spark_windows._sw_set_session_sql(spark_windows._sw_commit_algorithm_key(), session_algorithm)) -%}
+
+        {#- 6. Compact the state table every compact_state_every committed runs. -#}
+        {%- do spark_windows._sw_incremental_compact_state(cfg, tables.state, batch_id) -%}
     {%- endif -%}
     {%- do spark_windows._sw_incremental_uncache(plan) -%}
 

@@ -3,8 +3,9 @@ persist_docs, tblproperties, grants), returns every table it keeps to dbt's cach
 the setting that changed since the last run.
 
 A throwaway project in a temporary folder installs spark_windows as a package and holds one
-small model; its input is three rows written in the model, arriving at 08:01, 08:02 and 08:03
-(and, in one test, a fourth that lands after the run of 08:02 with the ingestion time 08:01:30).
+small model; its input is four rows written in the model, arriving at 08:01, 08:02, 08:03 and
+08:04 (and, in one test, one more that lands after the run of 08:02 with the ingestion time
+08:01:30).
 One test adds a session model for its own runs: a merge that empties a partition.
 """
 
@@ -13,10 +14,12 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import types
 
 import pytest
 from scratch_project import scratch_project
 from spark_windows_dev.dbt_harness import run_dbt
+from stop_at import StopAt
 
 pytestmark = pytest.mark.slow
 
@@ -37,6 +40,7 @@ MODEL = """
     persist_docs={'relation': true},
     tblproperties={'owner_team': 'traffic'},
     grants=({'select': ['analysts']} if env_var('CLICKS_WITH_GRANTS', '') else {}),
+    compact_state_every=env_var('CLICKS_COMPACT_STATE_EVERY', '50') | int,
 ) }}
 
 select page, click_ts, ingested_at
@@ -44,7 +48,8 @@ from values
     ('home', timestamp '2024-05-01 08:00:10', timestamp '2024-05-01 08:01:00'),
     ('home', timestamp '2024-05-01 08:00:40', timestamp '2024-05-01 08:02:00'),
     ('cart', timestamp '2024-05-01 08:02:30', timestamp '2024-05-01 08:03:00'),
-    ('cart', timestamp '2024-05-01 08:01:20', timestamp '2024-05-01 08:01:30')
+    ('cart', timestamp '2024-05-01 08:01:20', timestamp '2024-05-01 08:01:30'),
+    ('home', timestamp '2024-05-01 08:03:40', timestamp '2024-05-01 08:04:00')
     as arrivals(page, click_ts, ingested_at)
 where ingested_at <= timestamp '{{ env_var("CLICKS_UNTIL") }}'
     {%- if not env_var('CLICKS_LANDED_LATE', '') %}
@@ -411,3 +416,59 @@ def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(pro
         assert not (lake / table / "_temporary").exists(), table
     # the session's commit setting is given back
     assert sql(project, algorithm) == before
+
+
+def test_the_state_table_is_compacted_and_a_compaction_stopped_anywhere_is_finished_by_the_next(project):
+    """compact_state_every=1: every run rewrites the state table into one file in a folder beside
+    it and re-points the table there (under location_root here). One run stops before its
+    re-pointing, the next before deleting the folders the table left; the run after finishes
+    both: every commit row is there once, the table's folder holds one data file, and no other
+    folder of the state table, nor its trash table, is left. The windows are hand-computed."""
+    lake = project["lake"]
+    state = f"{SCHEMA}.page_clicks__state"
+    warehouse = types.SimpleNamespace(rows=lambda query: sql(project, query))
+
+    def batches() -> list[int]:
+        return [row[0] for row in sql(project, f"select batch_id from {state} order by batch_id")]
+
+    def state_folders() -> list[str]:
+        return sorted(path.name for path in lake.iterdir() if path.name.startswith("page_clicks__state"))
+
+    def data_files(folder: str) -> list:
+        return [path for path in (lake / folder).iterdir() if path.suffix == ".parquet"]
+
+    run(project, "2024-05-01 08:01:00", full_refresh=True, compact_state_every=1)
+    assert batches() == [1]
+    assert state_folders() == ["page_clicks__state-a"]
+    assert len(data_files("page_clicks__state-a")) == 1
+
+    # stopped before the re-pointing: the run committed (its row is in the folder the table is
+    # at); the folder it half wrote is overwritten by the next compaction
+    with StopAt(warehouse, "page_clicks__state", r"alter table \S+ set location"):
+        run(project, "2024-05-01 08:02:00", expect_pass=False, compact_state_every=1)
+    assert batches() == [1, 2]
+    assert table_info(project, "page_clicks__state")["Location"].endswith("page_clicks__state-a")
+
+    # stopped after the re-pointing, before the folder the table left is deleted
+    with StopAt(warehouse, "page_clicks__state", r"alter table \S+__trash add"):
+        run(project, "2024-05-01 08:03:00", expect_pass=False, compact_state_every=1)
+    assert batches() == [1, 2, 3]
+    assert table_info(project, "page_clicks__state")["Location"].endswith("page_clicks__state-b")
+    assert "page_clicks__state-a" in state_folders()
+
+    run(project, "2024-05-01 08:04:00", compact_state_every=1)
+    assert batches() == [1, 2, 3, 4]
+    assert state_folders() == ["page_clicks__state-a"]
+    assert len(data_files("page_clicks__state-a")) == 1
+    assert not sql(project, f"show tables in {SCHEMA} like 'page_clicks__state__trash'")
+    # home 08:00 (08:00:10, 08:00:40), cart 08:02 (08:02:30), home 08:03 (08:03:40)
+    windows = sql(project, f"select page, date_format(window_start, 'HH:mm'), clicks from {SCHEMA}.page_clicks")
+    assert sorted(windows) == [("cart", "08:02", 1), ("home", "08:00", 2), ("home", "08:03", 1)]
+
+    # a full refresh starts the state again in its own folder; the next compaction moves it
+    run(project, "2024-05-01 08:01:00", full_refresh=True, compact_state_every=2)
+    assert batches() == [1]
+    assert table_info(project, "page_clicks__state")["Location"].endswith("page_clicks__state")
+    run(project, "2024-05-01 08:02:00", compact_state_every=2)
+    assert batches() == [1, 2]
+    assert state_folders() == ["page_clicks__state-a"]

@@ -95,6 +95,10 @@ def config(renderer, **changes):
         ),
         ({"emit_policy": "on_change"}, "emit_policy ('on_change') must be 'every_run'"),
         ({"emit_policy": ["on_watermark"]}, "emit_policy (['on_watermark']) must be 'every_run'"),
+        ({"compact_state_every": 0}, "compact_state_every (0) must be a whole number of runs, 1 or more"),
+        ({"compact_state_every": "50"}, "compact_state_every ('50') must be a whole number of runs"),
+        ({"compact_state_every": 2.5}, "compact_state_every (2.5) must be a whole number of runs"),
+        ({"compact_state_every": True}, "compact_state_every (True) must be a whole number of runs"),
         ({"aggregates": {"sensor_id": "count(*)"}}, "which is a group_by column"),
         ({"aggregates": {}}, "aggregates"),
         ({"group_by": "sensor_id"}, "list of column names"),
@@ -969,7 +973,7 @@ def test_a_write_once_session_apply_drops_what_it_empties_and_deletes_its_unplac
     assert purge == [
         f"drop table if exists {trash}",
         f"create table {trash} (purged int) using parquet partitioned by (folder string)",
-        f"alter table {trash} add partition (folder = 'staged') location '{FOLDER}/{unplaced}'",
+        f"alter table {trash} add partition (folder = 'f1') location '{FOLDER}/{unplaced}'",
         f"drop table if exists {trash}",
     ]
     for statement in purge:
