@@ -503,6 +503,10 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     variables = {"spark_windows_bench": True, "spark_windows_bench_source": "spark_windows.bench_events"}
     if args.by_file:
         variables["spark_windows_bench_by_file"] = True
+    if args.state_runs:
+        # the runs before and after the compaction keep their state as it is
+        variables["spark_windows_bench_compact_every"] = 1_000_000_000
+    compacting = json.dumps({**variables, "spark_windows_bench_compact_every": 1})
     variables = json.dumps(variables)
     days = args.days * events / args.events[0] if args.same_rate else args.days
     span_us, start_us = int(days * 86_400_000_000), 1_704_067_200_000_000
@@ -532,7 +536,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     folders = {name: Path(schema_row[1].removeprefix("file:")) / name for name in models}
     source_folder = Path(schema_row[1].removeprefix("file:")) / "bench_events"
 
-    def timed(extra):
+    def timed(extra, run_vars=variables):
         """Each model in a dbt invocation of its own: {model: (model s, invocation s, Spark jobs,
         bytes written, bytes of its table files left new)}."""
         times = {}
@@ -543,7 +547,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
                 streaming_run(spark, args, source_folder, folders[name], fresh="--full-refresh" in extra)
                 model_time = time.perf_counter() - started
             else:
-                result = run_dbt(["run", "--select", name, "--vars", variables, *extra])
+                result = run_dbt(["run", "--select", name, "--vars", run_vars, *extra])
                 model_time = result.result.results[0].execution_time
             invocation = time.perf_counter() - started
             jobs_after, written_after = io_counters(spark)
@@ -561,8 +565,10 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     if args.refresh_runs is None:
         timed(["--full-refresh"])  # warm-up
     full = [timed(["--full-refresh"]) for _ in range(refresh_runs)]
-    increments = []
-    for run in range(args.runs):
+    if args.state_runs:
+        fill_state(spark, models[0], args.state_runs)
+
+    def land(run: int) -> None:
         # a landing job stamps what it lands: a row whose arrival (event time + jitter) is not
         # after the table's newest ingestion time gets the landing's time, just after it (an
         # earlier time would be a row no run reads, and the run would fail on it)
@@ -575,7 +581,19 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
                 F.greatest("ingested_at", F.lit(landed) + F.expr("interval 1 microsecond")),
             )
         batch_rows.coalesce(1).sortWithinPartitions("ingested_at").write.insertInto("spark_windows.bench_events")
+
+    increments = []
+    for run in range(args.runs):
+        land(run)
         increments.append(timed([]))
+    compaction, compacted = [], []
+    if args.state_runs:
+        # one run that compacts the state (compact_state_every=1), then runs on the compacted state
+        land(args.runs)
+        compaction.append(timed([], compacting))
+        for run in range(args.runs + 1, 2 * args.runs + 1):
+            land(run)
+            compacted.append(timed([]))
     model = models[0]
     windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
     counted = None
@@ -602,7 +620,21 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         "table_bytes": table_bytes,
         "full": full,
         "increments": increments,
+        "compaction": compaction,
+        "compacted": compacted,
     }
+
+
+def fill_state(spark, model: str, runs: int) -> None:
+    """--state-runs: the model's state table as after `runs` committed runs, one file each:
+    commit rows 2 .. runs, copies of the first but for batch_id and empty arrival counts (the
+    counts of the rows processed still add up), each written by an insert of its own."""
+    state = f"spark_windows.{model}__state"
+    columns = [field.name for field in spark.table(state).schema]
+    for batch_id in range(2, runs + 1):
+        values = {"batch_id": f"cast({batch_id} as bigint)", "arrival_counts": "'{}'"}
+        select = ", ".join(values.get(column, column) for column in columns)
+        spark.sql(f"insert into {state} select {select} from {state} where batch_id = 1")
 
 
 STREAMING = "structured_streaming"
@@ -676,6 +708,19 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
         f"of a full refresh (model time; {_median(increments, model, 1) / _median(full, model, 1):.1%} "
         "with dbt's start-up)"
     )
+    if size["compaction"]:
+        print(
+            f"\n{model} with a state of {args.state_runs:,} committed runs, one file each (--state-runs), "
+            "then one run that compacts it, then runs on the compacted state (model time):\n"
+            "| state | model s (median) | runs | Spark jobs |\n|---|---:|---|---:|"
+        )
+        for label, values in (
+            (f"{args.state_runs:,} files", increments),
+            ("the run that compacts it", size["compaction"]),
+            ("compacted (one file, then one per run)", size["compacted"]),
+        ):
+            runs = ", ".join(f"{value[model][0]:.2f}" for value in values)
+            print(f"| {label} | {_median(values, model, 0):.2f} | {runs} | {_jobs(values, model)} |")
     for peer in models[1:]:
         print(
             f"{model} / {peer}, {batch:,} new rows: "
@@ -731,6 +776,12 @@ def main(argv=None) -> int:
     )
     parser.add_argument(
         "--new-rows", type=int, help="with --incremental: rows each incremental run adds (default 1%% of the history)"
+    )
+    parser.add_argument(
+        "--state-runs",
+        type=int,
+        help="with --incremental: first fill the model's state as after this many runs (one file each), then time "
+        "runs on it, one run that compacts it, and runs on the compacted state",
     )
     parser.add_argument(
         "--same-rate",
