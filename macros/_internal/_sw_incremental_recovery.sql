@@ -96,10 +96,17 @@
     {%- if existing is not none -%}
         {%- do adapter.drop_relation(existing) -%}
     {%- endif -%}
-    {#- a trash table a killed compaction left goes first: dropping it deletes the folders it
-        holds, of which the state's own comes back with the state table (_sw_incremental_compact_state) -#}
-    {%- do run_query(spark_windows._sw_incremental_drop_sql(
-        tables.state.incorporate(path={'identifier': tables.state.identifier ~ '__trash'}, type='table'))) -%}
+    {#- The state table after a compaction (_sw_incremental_compact_state): the folders it left
+        go first, its own among them (a kill may have kept it, and the state table is created
+        there again; a managed table cannot be created in a folder that exists), with a trash
+        table a killed compaction left (dropping it deletes the folders it holds). -#}
+    {%- if adapter.get_relation(target.database, target.schema, tables.state.identifier) is not none -%}
+        {%- set folders = spark_windows._sw_incremental_state_folders(tables.state) -%}
+        {%- if folders.location != folders.base -%}
+            {%- do spark_windows._sw_incremental_purge_folders(tables.state, folders.all | reject('equalto', folders.location) | list) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_state_trash(tables.state))) -%}
     {#- through dbt's relation cache, which _sw_incremental_create reads -#}
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
         {%- do adapter.drop_relation(tables[name]) -%}

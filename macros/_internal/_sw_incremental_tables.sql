@@ -300,13 +300,31 @@ where false
     {%- if batch_id % cfg.compact_every != 0 -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set trash = state_table.incorporate(path={'identifier': state_table.identifier ~ '__trash'}, type='table') -%}
-    {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_state_trash(state_table))) -%}
+    {%- set folders = spark_windows._sw_incremental_state_folders(state_table) -%}
+    {%- do run_query('insert overwrite directory ' ~ spark_windows._sw_string_literal(folders.next)
+        ~ ' using parquet select /*+ COALESCE(1) */ * from ' ~ state_table) -%}
+    {%- do run_query('alter table ' ~ state_table ~ ' set location ' ~ spark_windows._sw_string_literal(folders.next)) -%}
+    {%- do spark_windows._sw_incremental_purge_folders(state_table, folders.all | reject('equalto', folders.next) | list) -%}
+{% endmacro %}
+
+
+{#- The folders of the state table: {location (where it is), base (its own folder, where it is
+    created), next (where its next compaction writes: `<base>-a`, or `<base>-b` when it is at
+    `<base>-a`), all (the three)}. -#}
+{% macro _sw_incremental_state_folders(state_table) %}
     {%- set location = spark_windows._sw_describe_table(state_table).location -%}
     {%- set base = location[:-2] if location[-2:] in ['-a', '-b'] else location -%}
-    {%- set folder = base ~ ('-b' if location == base ~ '-a' else '-a') -%}
-    {%- do run_query('insert overwrite directory ' ~ spark_windows._sw_string_literal(folder)
-        ~ ' using parquet select /*+ COALESCE(1) */ * from ' ~ state_table) -%}
-    {%- do run_query('alter table ' ~ state_table ~ ' set location ' ~ spark_windows._sw_string_literal(folder)) -%}
-    {%- do spark_windows._sw_incremental_purge_folders(state_table, [base, base ~ '-a', base ~ '-b'] | reject('equalto', folder) | list) -%}
+    {{ return({
+        'location': location,
+        'base': base,
+        'next': base ~ ('-b' if location == base ~ '-a' else '-a'),
+        'all': [base, base ~ '-a', base ~ '-b'],
+    }) }}
+{% endmacro %}
+
+
+{#- The trash table of the state's compaction (_sw_incremental_purge_folders). -#}
+{% macro _sw_incremental_state_trash(state_table) %}
+    {{ return(state_table.incorporate(path={'identifier': state_table.identifier ~ '__trash'}, type='table')) }}
 {% endmacro %}

@@ -305,3 +305,45 @@ def test_a_write_once_run_stopped_in_its_commit_is_finished_by_the_next_and_leav
     partition_folders = {path for path in folder.rglob("window_partition=*") if path.is_dir()}
     assert partition_folders == {path.parent for path in read_files}, f"{where}: partition folders left"
     assert any(path.parent.parent != folder for path in read_files), "some partitions should be in run folders"
+
+
+def test_a_full_refresh_after_a_compaction_stopped_before_its_purge_starts_the_state_in_its_own_folder(warehouse):
+    """The hopping example compacts its state table every 4 runs (compact_state_every=4). Its
+    compaction of batch 4 is stopped once the table is re-pointed, before the folder it left is
+    deleted. A --full-refresh then deletes that folder before it creates the state table there
+    again (Spark creates no managed table in a folder that exists), and the runs after compact
+    it again at batch 4, into one folder beside its own; the tables end as the reference
+    model's."""
+    if warehouse.spark is None:
+        pytest.skip("reads the state table's folders on this machine; runs on the local target")
+    name = "sensor_vehicles_incremental_hopping"
+    schema_folder = table_folder(warehouse, name).parent
+
+    def run(until: str, full_refresh: bool = False, expect_pass: bool = True) -> None:
+        command = ["run", "--select", f"raw_sensor_readings {name}"] + (["--full-refresh"] if full_refresh else [])
+        run_dbt(command, expect_pass=expect_pass, env={"SPARK_WINDOWS_ARRIVED_UNTIL": until})
+
+    def state_folders() -> list[str]:
+        """The state table's folders and its trash table's."""
+        return sorted(path.name for path in schema_folder.iterdir() if path.name.startswith(f"{name}__state"))
+
+    for index, cut in enumerate(CUTS[:3]):
+        run(cut, full_refresh=index == 0)
+    with StopAt(warehouse, f"{name}__state", rf"alter table [`\w.]*{name}__state__trash`? add"):
+        run(CUTS[3], expect_pass=False)
+    assert state_folders() == [f"{name}__state", f"{name}__state-a", f"{name}__state__trash"]
+
+    run(CUTS[0], full_refresh=True)
+    assert state_folders() == [f"{name}__state"]
+    model, source = reference_models()[name], arrivals()
+    model.run(source, us(CUTS[0]))
+    for cut in CUTS[1:5]:
+        run(cut)
+        model.run(source, us(cut))
+    assert state_folders() == [f"{name}__state-a"]
+    # the compacted file of batches 1-4, then batch 5's
+    assert len(list((schema_folder / f"{name}__state-a").glob("*.parquet"))) == 2
+    actual = read_tables(warehouse.rows, SCHEMA, [name])
+    where = "after a full refresh that followed a stopped compaction"
+    assert_tables_match(actual, expected_tables({name: model}), where, same_length=True)
+    assert_state_matches(actual, {name: model}, where)
