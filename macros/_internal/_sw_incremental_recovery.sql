@@ -106,7 +106,7 @@
             {%- do spark_windows._sw_incremental_purge_folders(tables.state, folders.all | reject('equalto', folders.location) | list) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_state_trash(tables.state))) -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_trash(tables.state))) -%}
     {#- through dbt's relation cache, which _sw_incremental_create reads -#}
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
         {%- do adapter.drop_relation(tables[name]) -%}

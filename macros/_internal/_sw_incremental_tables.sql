@@ -272,7 +272,7 @@ where false
     folders (one that does not exist is made and deleted). A trash table a killed run left is
     dropped first (what it held is garbage too). -#}
 {% macro _sw_incremental_purge_folders(target, folders) %}
-    {%- set trash = target.incorporate(path={'identifier': target.identifier ~ '__trash'}, type='table') -%}
+    {%- set trash = spark_windows._sw_incremental_trash(target) -%}
     {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
     {%- do run_query('create table ' ~ trash ~ ' (purged int) using parquet partitioned by (folder string)') -%}
     {%- set added = [] -%}
@@ -300,7 +300,7 @@ where false
     {%- if batch_id % cfg.compact_every != 0 -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_state_trash(state_table))) -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_trash(state_table))) -%}
     {%- set folders = spark_windows._sw_incremental_state_folders(state_table) -%}
     {%- do run_query('insert overwrite directory ' ~ spark_windows._sw_string_literal(folders.next)
         ~ ' using parquet select /*+ COALESCE(1) */ * from ' ~ state_table) -%}
@@ -324,7 +324,7 @@ where false
 {% endmacro %}
 
 
-{#- The trash table of the state's compaction (_sw_incremental_purge_folders). -#}
-{% macro _sw_incremental_state_trash(state_table) %}
-    {{ return(state_table.incorporate(path={'identifier': state_table.identifier ~ '__trash'}, type='table')) }}
+{#- `<table>__trash`, the trash table _sw_incremental_purge_folders makes for `relation`. -#}
+{% macro _sw_incremental_trash(relation) %}
+    {{ return(relation.incorporate(path={'identifier': relation.identifier ~ '__trash'}, type='table')) }}
 {% endmacro %}
