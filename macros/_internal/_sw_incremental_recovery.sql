@@ -100,13 +100,18 @@
         go first, its own among them (a kill may have kept it, and the state table is created
         there again; a managed table cannot be created in a folder that exists), with a trash
         table a killed compaction left (dropping it deletes the folders it holds). -#}
+    {%- set stale = [] -%}
     {%- if adapter.get_relation(target.database, target.schema, tables.state.identifier) is not none -%}
         {%- set folders = spark_windows._sw_incremental_state_folders(tables.state) -%}
         {%- if folders.location != folders.base -%}
-            {%- do spark_windows._sw_incremental_purge_folders(tables.state, folders.all | reject('equalto', folders.location) | list) -%}
+            {%- do stale.extend(folders.all | reject('equalto', folders.location)) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_trash(tables.state))) -%}
+    {%- if stale -%}
+        {%- do spark_windows._sw_incremental_purge_folders(tables.state, stale) -%}
+    {%- else -%}
+        {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_trash(tables.state))) -%}
+    {%- endif -%}
     {#- through dbt's relation cache, which _sw_incremental_create reads -#}
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
         {%- do adapter.drop_relation(tables[name]) -%}

@@ -12,7 +12,8 @@
     aggregates={'readings': 'count(*)', 'vehicles': 'sum(v)'},
     watermark_delay='5 minutes',
     allowed_lateness='10 minutes',
-    partition_size='1 hour'
+    partition_size='1 hour',
+    compact_state_every=var('spark_windows_bench_compact_every', 50)
 ) }}
 
 select
