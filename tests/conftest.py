@@ -6,7 +6,7 @@ import os
 import shutil
 
 import pytest
-from incremental_replay import Replay, replay
+from incremental_replay import Replay, crash_seed, replay, replay_with_kills
 from spark_windows_dev.dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
 from spark_windows_dev.macro_renderer import MacroRenderer
 from spark_windows_dev.project import PROJECT_DIR, TARGET_DIR
@@ -50,8 +50,12 @@ def spark(warehouse, dbt_target):
 
 
 @pytest.fixture(scope="session")
-def incremental_replay(warehouse) -> Replay:
+def incremental_replay(request, dbt_target, tmp_path_factory) -> Replay:
     """The arrivals replayed through the five incremental example models, one dbt run per
-    cut-off for all five (support/incremental_replay.py); the sensor and the session replay
-    tests each check their own models in it."""
+    cut-off for all five (support/incremental_replay.py): on the `local` target in driver
+    processes of their own, four of them killed at random points of a run; on other targets in
+    this process, on the warehouse. The sensor, session and crash tests each check it."""
+    if dbt_target == "local":
+        return replay_with_kills(tmp_path_factory.mktemp("replay"), crash_seed())
+    warehouse = request.getfixturevalue("warehouse")
     return replay(warehouse.rows, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))

@@ -10,11 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -23,7 +18,7 @@ from incremental_cases import CUTS, arrivals, click_arrivals, reference_models, 
 from incremental_driver import MODELS, SESSION_MODELS, read_tables
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental import Model
-from spark_windows_dev.dbt_harness import PROJECT_DIR, run_dbt
+from spark_windows_dev.dbt_harness import run_dbt
 from stop_at import StopAt
 
 pytestmark = pytest.mark.slow
@@ -85,7 +80,7 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(incremental_
     for index, (cut, after) in enumerate(incremental_replay.runs):
         for model in models.values():
             model.run(source, us(cut))
-        where = f"after the run with rows arrived by {cut} (run {index + 1})"
+        where = f"after the run with rows arrived by {cut} (run {index + 1}{incremental_replay.killed()})"
         if index > 0 and cut == CUTS[index - 1]:
             before = incremental_replay.runs[index - 1][1]
             assert mine(after) == mine(before), f"{where}: a run with no new rows changed a table"
@@ -117,96 +112,37 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(incremental_
 
 # --- crash safety: kill the dbt process at random points of a run, re-run, compare ---------
 
-DRIVER = PROJECT_DIR / "tests" / "support" / "incremental_driver.py"
 
-
-def _driver(state_dir: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, str(DRIVER), "--state-dir", str(state_dir), *args],
-        cwd=PROJECT_DIR,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-
-
-def _finish(process: subprocess.Popen) -> str:
-    output, _ = process.communicate(timeout=900)
-    assert process.returncode == 0, output[-4000:]
-    return output
-
-
-def _run_and_kill(state_dir: Path, options: list[str], cuts: list[str], delay_after) -> list[float]:
-    """Runs `cuts` in one driver process and kills its whole process group at a random point of
-    the last run: `delay_after(durations)` seconds after that run starts, given how long the runs
-    before it took. Returns those durations. Every run before the last must have passed."""
-    process = _driver(state_dir, *options, "--until", *cuts)
-    lines, durations = [], []
-    for line in process.stdout:
-        lines.append(line)
-        if line.startswith("DONE "):
-            durations.append(float(line.split()[-1]))
-        if line.startswith("START ") and len(durations) == len(cuts) - 1:
-            break
-    else:
-        process.wait(timeout=60)
-        raise AssertionError(f"the driver stopped before its last run started: {''.join(lines)[-4000:]}")
-    time.sleep(delay_after(durations))
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait(timeout=60)
-    return durations
-
-
-def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(tmp_path):
-    """Kill -9 in the middle of runs (random points), re-run, go on; compare with the reference.
-    Each run updates the tumbling, hopping and session models of both emit policies (the driver
-    runs them together). A driver process re-runs the killed cut, as a scheduler would, then
-    runs the next cut and is killed in it: every kill lands in a run of a warm Spark, at most
-    its longest warm run after the run starts, and a kill costs one start of Spark."""
-    if os.environ.get("SPARK_WINDOWS_TARGET", "local") != "local":
+def test_runs_killed_at_random_points_and_run_again_end_as_if_each_ran_once(incremental_replay):
+    """Kill -9 in the middle of runs at random points (conftest's incremental_replay on the local
+    target: its driver processes, four of them killed, each with its Spark, at a time between
+    0.5 s and the longest warm run after the run started); the next process runs the killed
+    cut-off again, as a scheduler would, and goes on. After that run every table of the five
+    models is as if each run had run once: the replay tests check every run, this one each run
+    after a kill, against the reference models run once per cut-off."""
+    if not incremental_replay.kills:
         pytest.skip("kills an embedded Spark; runs on the local target")
-    seed = int(os.environ.get("SPARK_WINDOWS_CRASH_SEED", random.randrange(1_000_000)))
-    rng = random.Random(seed)
-    state_dir = tmp_path / "state"
-    source = arrivals()
-    models = reference_models()
-    clicks = click_arrivals()
-    sessions = reference_session_models()
-
-    def run_references(cut: str) -> None:
+    landed = {kill.cut: kill for kill in incremental_replay.kills if kill.landed}
+    assert landed, f"no kill fell within its run{incremental_replay.killed()}"
+    source, clicks = arrivals(), click_arrivals()
+    models, sessions = reference_models(), reference_session_models()
+    checked = 0
+    for cut, tables in incremental_replay.runs:
         for model in models.values():
             model.run(source, us(cut))
         for session_model in sessions.values():
             session_model.run(clicks, us(cut))
-
-    # the first two runs (the first starts Spark: its time is not counted), then the third, killed
-    warm = _run_and_kill(
-        state_dir, ["--seed", "--full-refresh"], CUTS[:3], lambda runs: rng.uniform(0.5, max(runs[1:]))
-    )
-    longest = max(warm[1:])
-    for cut in CUTS[:2]:
-        run_references(cut)
-    # the killed cut again, then the next one, killed
-    for killed, following in zip(CUTS[2:5], CUTS[3:6]):
-        _run_and_kill(state_dir, [], [killed, following], lambda runs: rng.uniform(0.5, longest))
-        run_references(killed)
-
-    # the last killed cut again, then one run with every row that arrived after it (the runs
-    # between, without kills, are the replay test's)
-    dump = tmp_path / "tables.json"
-    _finish(_driver(state_dir, "--until", CUTS[5], CUTS[-1], "--dump", str(dump)))
-    for cut in (CUTS[5], CUTS[-1]):
-        run_references(cut)
-    actual = json.loads(dump.read_text())
-    where = f"after runs killed at random points (SPARK_WINDOWS_CRASH_SEED={seed})"
-    assert_tables_match(actual, expected_tables(models), where)
-    assert_state_matches(actual, models, where)
-    assert_window_changelogs_replay_to_the_tables(actual, where)
-    for name, session_model in sessions.items():
-        assert_tables_match(actual, expected_session_tables(session_model, name), where, same_length=True)
-        assert_changelog_replays_to_the_table(actual, where, name)
+        if cut not in landed:
+            continue
+        checked += 1
+        where = f"after the run of {cut} again{incremental_replay.killed()}"
+        assert_tables_match(tables, expected_tables(models), where, same_length=True)
+        assert_state_matches(tables, models, where)
+        assert_window_changelogs_replay_to_the_tables(tables, where)
+        for name, session_model in sessions.items():
+            assert_tables_match(tables, expected_session_tables(session_model, name), where, same_length=True)
+            assert_changelog_replays_to_the_table(tables, where, name)
+    assert checked >= len(landed)
 
 
 # --- the write-once commit stopped at each of its steps ---------------------------------------

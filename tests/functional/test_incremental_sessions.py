@@ -55,7 +55,7 @@ def test_replay_of_session_windows_matches_the_reference_model(incremental_repla
     for index, (cut, tables) in enumerate(incremental_replay.runs):
         after = session_tables(tables)
         reports = [model.run(source, us(cut)) for model in models.values()]
-        where = f"after the run with clicks arrived by {cut} (run {index + 1})"
+        where = f"after the run with clicks arrived by {cut} (run {index + 1}{incremental_replay.killed()})"
         if index > 0 and not reports[0].new:
             before = session_tables(incremental_replay.runs[index - 1][1])
             assert after == before, f"{where}: a run with no new rows changed a table"

@@ -6,7 +6,7 @@ import csv
 import datetime
 from pathlib import Path
 
-from incremental_driver import SESSION_MODELS
+from incremental_driver import SESSION_MODEL, SESSION_MODELS
 from reference_incremental import (
     MINUTE,
     Model,
@@ -25,8 +25,6 @@ CLICK_ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "click_arrivals.csv"
 # The sensor and the click replays use the same times, so the crash test (which runs both) follows both.
 CUTS = [f"2024-05-01 08:{minute:02d}:00" for minute in (4, 6, 8, 12, 16, 20, 20, 24, 28, 32, 36, 40, 44, 48)]
 CUTS.append("2024-05-01 09:00:00")
-# the session model the session helpers default to (emit_policy every_run)
-SESSION_MODEL = "user_sessions_incremental"
 
 
 def us(text: str) -> int | None:

@@ -1,18 +1,24 @@
 """Replays the sensor and click arrivals through the incremental example models in one process.
 
     python tests/support/incremental_driver.py --state-dir DIR [--seed] [--full-refresh]
-        [--until T ...] [--dump FILE]
+        [--until T ...] [--dumps FOLDER [--first-run N]] [--finish]
 
 Runs `dbt seed` (with --seed), then for each T `dbt run --select raw_sensor_readings+ raw_clicks+`
 with the readings and the clicks that arrived by T (the first run with --full-refresh when
-asked), then writes the tables of every model as JSON (with --dump). Prints `START <T>` before
-and `DONE <T> <seconds>` after each run, so a test can kill the process in the middle of one. Exits 1 when a dbt command fails.
+asked). With --dumps, writes the tables of every model as JSON after each run
+(FOLDER/run-<N>.json, N counting from --first-run). With --finish, then runs the session
+model's data tests and a --full-refresh of every model at the last T, and writes the tables to
+FOLDER/refreshed.json. Prints `START <T>` before each run and `DONE <T> <seconds>` once the run
+and its tables are written, so a test can kill the process in the middle of a run. Exits 1 when
+a dbt command fails. dbt's target and log folders are in the state folder: a killed run leaves
+nothing half written in the project's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -33,6 +39,10 @@ SESSION_MODELS = {
     "user_sessions_incremental": ["clicks", "revenue"],
     "user_sessions_incremental_on_watermark": ["clicks", "revenue", "average_amount"],
 }
+# the session model whose data tests the replay runs (emit_policy every_run)
+SESSION_MODEL = "user_sessions_incremental"
+# one run: every model reading the readings and the clicks that arrived by a cut-off
+RUN = ["run", "--select", "raw_sensor_readings+", "raw_clicks+"]
 
 
 def table_queries(schema: str, model: str) -> dict[str, str]:
@@ -90,12 +100,38 @@ def _plain(value):
     return value
 
 
+def run_times(rows_of, schema: str, name: str) -> dict:
+    """The run_started_at of session model `name`'s state rows, and of its late and changelog rows
+    per batch (integer microseconds)."""
+    columns = "batch_id, unix_micros(run_started_at)"
+    times = {"state": sorted(rows_of(f"select {columns} from {schema}.{name}__state"))}
+    for table in ("late", "changelog"):
+        times[table] = sorted(rows_of(f"select distinct {columns} from {schema}.{name}__{table}"))
+    return times
+
+
+def replay_tables(rows_of, schema: str) -> dict:
+    """Every table of the five models (read_tables), and each session model's run times
+    (`<model>:run_times`), as lists (JSON's shape)."""
+    found = read_tables(rows_of, schema)
+    for name in SESSION_MODELS:
+        found[f"{name}:run_times"] = _plain(run_times(rows_of, schema, name))
+    return json.loads(json.dumps(found))
+
+
+def arrived(until: str) -> dict[str, str]:
+    """The environment of a run that sees the readings and the clicks that arrived by `until`."""
+    return {"SPARK_WINDOWS_ARRIVED_UNTIL": until, "SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": until}
+
+
 def dump(schema: str, path: Path) -> None:
     from pyspark.sql import SparkSession
 
     spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
-    tables = read_tables(lambda sql: [tuple(row) for row in spark.sql(sql).collect()], schema)
-    path.write_text(json.dumps(tables))
+    tables = replay_tables(lambda sql: [tuple(row) for row in spark.sql(sql).collect()], schema)
+    written = path.with_suffix(".part")
+    written.write_text(json.dumps(tables))
+    written.replace(path)
 
 
 def main() -> int:
@@ -104,27 +140,34 @@ def main() -> int:
     parser.add_argument("--seed", action="store_true")
     parser.add_argument("--full-refresh", action="store_true")
     parser.add_argument("--until", nargs="*", default=[])
-    parser.add_argument("--dump", type=Path)
+    parser.add_argument("--dumps", type=Path)
+    parser.add_argument("--first-run", type=int, default=1)
+    parser.add_argument("--finish", action="store_true")
     parser.add_argument("--schema", default="spark_windows")
     args = parser.parse_args()
     configure_environment(args.state_dir, "local")
+    os.environ["DBT_TARGET_PATH"] = str(args.state_dir / "target")
+    os.environ["DBT_LOG_PATH"] = str(args.state_dir / "logs")
     try:
         if args.seed:
             run_dbt(["seed", "--select", "sensor_readings_arrivals", "click_arrivals"])
         for index, until in enumerate(args.until):
-            arrived = {"SPARK_WINDOWS_ARRIVED_UNTIL": until, "SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": until}
-            command = ["run", "--select", "raw_sensor_readings+", "raw_clicks+"]
-            if args.full_refresh and index == 0:
-                command.append("--full-refresh")
             print(f"START {until}", flush=True)
             began = time.monotonic()
-            run_dbt(command, env=arrived)
-            print(f"DONE {until} {time.monotonic() - began:.2f}", flush=True)
+            run_dbt(RUN + (["--full-refresh"] if args.full_refresh and index == 0 else []), env=arrived(until))
+            took = time.monotonic() - began
+            if args.dumps:
+                dump(args.schema, args.dumps / f"run-{args.first_run + index}.json")
+            print(f"DONE {until} {took:.2f}", flush=True)
+        if args.finish:
+            # the session model's data tests hold on the table the runs built: no overlapping
+            # sessions, and every click with a time is counted once, in a session or in the late table
+            run_dbt(["test", "--select", SESSION_MODEL], env=arrived(args.until[-1]))
+            run_dbt(RUN + ["--full-refresh"], env=arrived(args.until[-1]))
+            dump(args.schema, args.dumps / "refreshed.json")
     except AssertionError as error:
         print(f"FAILED {error}", flush=True)
         return 1
-    if args.dump:
-        dump(args.schema, args.dump)
     return 0
 
 
