@@ -115,13 +115,21 @@ def replay_tables(rows_of, schema: str) -> dict:
     (`<model>:run_times`), as lists (JSON's shape)."""
     found = read_tables(rows_of, schema)
     for name in SESSION_MODELS:
-        found[f"{name}:run_times"] = _plain(run_times(rows_of, schema, name))
+        found[f"{name}:run_times"] = run_times(rows_of, schema, name)
     return json.loads(json.dumps(found))
 
 
 def arrived(until: str) -> dict[str, str]:
     """The environment of a run that sees the readings and the clicks that arrived by `until`."""
     return {"SPARK_WINDOWS_ARRIVED_UNTIL": until, "SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": until}
+
+
+def finish_replay(until: str) -> None:
+    """The end of a replay: the session model's data tests hold on the table the runs built (no
+    overlapping sessions; every click with a time counted once, in a session or in the late
+    table), then a --full-refresh of every model with the rows that arrived by `until`."""
+    run_dbt(["test", "--select", SESSION_MODEL], env=arrived(until))
+    run_dbt(RUN + ["--full-refresh"], env=arrived(until))
 
 
 def dump(schema: str, path: Path) -> None:
@@ -160,10 +168,7 @@ def main() -> int:
                 dump(args.schema, args.dumps / f"run-{args.first_run + index}.json")
             print(f"DONE {until} {took:.2f}", flush=True)
         if args.finish:
-            # the session model's data tests hold on the table the runs built: no overlapping
-            # sessions, and every click with a time is counted once, in a session or in the late table
-            run_dbt(["test", "--select", SESSION_MODEL], env=arrived(args.until[-1]))
-            run_dbt(RUN + ["--full-refresh"], env=arrived(args.until[-1]))
+            finish_replay(args.until[-1])
             dump(args.schema, args.dumps / "refreshed.json")
     except AssertionError as error:
         print(f"FAILED {error}", flush=True)

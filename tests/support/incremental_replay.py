@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from incremental_cases import CUTS
-from incremental_driver import RUN, SESSION_MODEL, arrived, replay_tables
+from incremental_driver import RUN, arrived, finish_replay, replay_tables
 from spark_windows_dev.dbt_harness import run_dbt
 from spark_windows_dev.project import PROJECT_DIR
 
@@ -69,8 +69,7 @@ def replay(rows_of, schema: str) -> Replay:
     for index, cut in enumerate(CUTS):
         run_dbt(RUN + (["--full-refresh"] if index == 0 else []), env=arrived(cut))
         done.runs.append((cut, replay_tables(rows_of, schema)))
-    run_dbt(["test", "--select", SESSION_MODEL], env=arrived(CUTS[-1]))
-    run_dbt(RUN + ["--full-refresh"], env=arrived(CUTS[-1]))
+    finish_replay(CUTS[-1])
     done.refreshed = replay_tables(rows_of, schema)
     return done
 
