@@ -47,11 +47,7 @@
                 ~ spark_windows._sw_incremental_processed_files_sql(bounds.state_table) ~ '\n        )') -%}
         {%- endif -%}
         {%- if which in ['run', 'processed'] and bounds.run_files -%}
-            {%- set files = [] -%}
-            {%- for path in bounds.run_files -%}
-                {%- do files.append(spark_windows._sw_string_literal(path)) -%}
-            {%- endfor -%}
-            {%- do parts.append(cfg.file_col ~ ' in (' ~ files | join(', ') ~ ')') -%}
+            {%- do parts.append(spark_windows._sw_incremental_in_run_files(cfg, bounds)) -%}
         {%- endif -%}
     select *
     from (
@@ -59,6 +55,28 @@
     ) as __sw_input
     where ({{ parts | join(' or ') if parts else 'false' }})
     {%- endif -%}
+{%- endmacro %}
+
+
+{#- With input_file_col: the row is from one of the files this run reads (bounds.run_files). -#}
+{% macro _sw_incremental_in_run_files(cfg, bounds) -%}
+    {%- set files = [] -%}
+    {%- for path in bounds.run_files -%}
+        {%- do files.append(spark_windows._sw_string_literal(path)) -%}
+    {%- endfor -%}
+    {{ cfg.file_col }} in ({{ files | join(', ') }})
+{%- endmacro %}
+
+
+{#- Of the rows processed up to and with this run (_sw_incremental_input_sql, 'processed'), the
+    condition that holds for this run's own rows; none where every one is (the first run). -#}
+{% macro _sw_incremental_run_rows_condition(cfg, plan) -%}
+    {%- if cfg.file_col is none -%}
+        {{ return(none if plan.after_us is none else cfg.ingestion_col ~ ' > ' ~ spark_windows._sw_us_literal(plan.after_us)) }}
+    {%- elif plan.state_table is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(spark_windows._sw_incremental_in_run_files(cfg, plan) if plan.run_files else 'false') }}
 {%- endmacro %}
 
 
@@ -177,27 +195,36 @@ from __sw_hours
              full from every row ingested so far;
       stored the stored windows of those partitions and of the partitions whose windows may
              become final under the new watermark, unchanged but for is_final.
-    A window found in both keeps its fresh row (one pass: fresh is computed once).
-    `plan` holds the times computed by the materialization. -#}
+    A window found in both keeps its fresh row (one pass: fresh is computed once). The windows
+    new rows fall in are those whose count of this run's rows is not zero: one more aggregate
+    of the windows of the scope (the rows of their time range), which holds every new row that
+    is not late, so the input is read once. `plan` holds the times computed by the
+    materialization. -#}
 {% macro _sw_incremental_pending_sql(cfg, model_sql, target, plan) -%}
     {%- set keys = cfg.group_cols -%}
     {%- set window_keys = keys + ['window_start', 'window_end'] -%}
     {%- set columns = window_keys + cfg.agg_names -%}
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
-    {%- set match = spark_windows._sw_incremental_match(window_keys) -%}
-with __sw_new as (
-    {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'run') }}
-),
-
-__sw_touched as (
-    select distinct {{ window_keys | join(', ') }}
-    from {{ spark_windows._sw_table_valued('__sw_new', cfg.time_col, cfg.spec) }} as __sw_windowed
-    {%- if plan.watermark_prev_us is not none %}
-    where unix_micros(window_end) + {{ cfg.lateness_us }} > {{ plan.watermark_prev_us }}
-    {%- endif %}
-),
-
-__sw_scope as (
+    {%- set aggregates = {} -%}
+    {%- do aggregates.update(cfg.aggregates) -%}
+    {%- set run_rows = spark_windows._sw_incremental_run_rows_condition(cfg, plan) -%}
+    {%- set filters = [] -%}
+    {%- if run_rows is not none -%}
+        {#- a name that is no aggregate's nor group column's (window_aggregate refuses __sw names) -#}
+        {%- set taken = (cfg.agg_names + keys) | map('lower') | list -%}
+        {%- set ns = namespace(name='sw_rows_of_this_run') -%}
+        {%- for _ in range(taken | length) -%}
+            {%- if ns.name in taken -%}
+                {%- set ns.name = ns.name ~ '_' -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- do aggregates.update({ns.name: 'count(case when ' ~ run_rows ~ ' then 1 end)'}) -%}
+        {%- do filters.append('__sw_a.' ~ ns.name ~ ' > 0') -%}
+    {%- endif -%}
+    {%- if plan.watermark_prev_us is not none -%}
+        {%- do filters.append('unix_micros(__sw_a.window_end) + ' ~ cfg.lateness_us ~ ' > ' ~ plan.watermark_prev_us) -%}
+    {%- endif -%}
+with __sw_scope as (
     {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'processed') }}
         and {{ cfg.time_col }} >= {{ spark_windows._sw_us_literal(plan.scope_from_us) }}
         and {{ cfg.time_col }} < {{ spark_windows._sw_us_literal(plan.scope_until_us) }}
@@ -205,9 +232,10 @@ __sw_scope as (
 
 __sw_fresh as (
     select {% for column in columns %}__sw_a.{{ column }}{{ ', ' if not loop.last }}{% endfor %}
-    from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, cfg.window, keys, cfg.aggregates) }} as __sw_a
-    left semi join __sw_touched as __sw_b
-        on {{ match }}
+    from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, cfg.window, keys, aggregates) }} as __sw_a
+    {%- if filters %}
+    where {{ filters | join(' and ') }}
+    {%- endif %}
 ),
 
 __sw_candidates as (
