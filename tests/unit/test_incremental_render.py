@@ -471,6 +471,48 @@ def test_each_step_renders_spark_sql(incremental_renderer, kind, moment, policy)
         assert not plan["target_exists"] and plan["watermark_prev_us"] is None
 
 
+@pytest.mark.parametrize("by_file", [False, True])
+@pytest.mark.parametrize("taken", [False, True])
+@pytest.mark.parametrize("moment", STATES)
+def test_the_staging_query_reads_the_input_once_and_keeps_the_windows_of_the_runs_rows(
+    incremental_renderer, by_file, taken, moment
+):
+    """The windows new rows fall in are those of the scope whose count of this run's rows is not
+    zero: the model's SQL is read once, and the count's name is no aggregate's."""
+    aggregates = {**GOOD["aggregates"], **({"sw_rows_of_this_run": "max(car_count)"} if taken else {})}
+    cfg = config(incremental_renderer, aggregates=aggregates, **({"input_file_col": "source_file"} if by_file else {}))
+    state = dict(STATES[moment])
+    if by_file:
+        state.update(
+            run_files=FILES, state_table=None if moment == "first run" else "spark_windows.sensor_vehicles__state"
+        )
+    plan = incremental_renderer.call("_sw_incremental_plan", cfg, state, SUMMARY)
+    text = incremental_renderer.call("_sw_incremental_pending_sql", cfg, MODEL_SQL, Target(), plan)
+    assert text.count("from spark_windows.raw_sensor_readings") == 1, text
+    fresh = next(cte for cte in parse(text).find_all(exp.CTE) if cte.alias == "__sw_fresh").this
+    assert [column.alias_or_name for column in fresh.selects] == [
+        "sensor_id",
+        "window_start",
+        "window_end",
+        *aggregates,
+    ]
+    where = fresh.args.get("where")
+    if moment == "first run":
+        # every row is the run's own and no window has expired: nothing to count or leave out
+        assert where is None and "then 1 end" not in text
+        return
+    helper = "sw_rows_of_this_run" + ("_" if taken else "")
+    assert where.sql("spark") == (
+        f"WHERE __sw_a.{helper} > 0 AND UNIX_MICROS(__sw_a.window_end) + 600000000 > {state['watermark_us']}"
+    )
+    run_rows = (
+        "source_file in ('file:/lake/clicks/part-0.parquet', 'file:/lake/clicks/it\\'s-1.parquet')"
+        if by_file
+        else f"ingested_at > timestamp_micros({state['ingestion_us']})"
+    )
+    assert f"count(case when {run_rows} then 1 end) as" in text, text
+
+
 def test_on_watermark_also_rewrites_the_partitions_of_windows_the_watermark_passes(incremental_renderer):
     """The windows whose end passes from (W_prev, W] are written now: their partitions (which
     hold window starts, so one window size earlier) are rewritten too."""
