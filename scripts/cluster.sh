@@ -25,13 +25,25 @@ mkdir -p "$RUN_DIR" "$LOG_DIR" "$STATE_DIR/work"
 # (the pid was reused after a reboot, say) is stale, and that process is never signalled.
 DAEMON_CONF="$RUN_DIR/daemon.conf"
 
-# What a process was started with, one argument per line; empty when it does not exist.
+# What a process was started with, one argument per line; empty when it does not exist. A live
+# process shows no command line while it replaces its program (execve: spark-class becomes java),
+# for a moment that can last long on a loaded machine at the lowest priority: read it again then,
+# for up to 10 s, rather than take a daemon starting up for a stranger or for one that exited.
 command_line() { # pid
-    if [ -r "/proc/$1/cmdline" ]; then
-        tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null || true
-    else
-        ps -o args= -p "$1" 2>/dev/null | tr ' ' '\n' || true
-    fi
+    local line tries=0
+    while :; do
+        if [ -r "/proc/$1/cmdline" ]; then
+            line="$(tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null || true)"
+        else
+            line="$(ps -o args= -p "$1" 2>/dev/null | tr ' ' '\n' || true)"
+        fi
+        if [ -n "$line" ] || [ "$tries" -ge 100 ] || ! alive "$1"; then
+            break
+        fi
+        tries=$((tries + 1))
+        sleep 0.1
+    done
+    printf '%s\n' "$line"
 }
 
 alive() { # pid: exists and is not a zombie (exited, not yet reaped by its parent)
@@ -42,7 +54,9 @@ is_running() { # name: its pid file names a live process that this script starte
     local pid_file="$RUN_DIR/$1.pid" pid
     [ -f "$pid_file" ] || return 1
     pid="$(cat "$pid_file")"
-    alive "$pid" && command_line "$pid" | grep -qF -- "$STATE_DIR/"
+    # a here-string, not a pipe: grep -q leaves at its first match, and a pipe whose reader has
+    # left kills its writer (SIGPIPE), which pipefail reports as a failure
+    alive "$pid" && grep -qF -- "$STATE_DIR/" <<<"$(command_line "$pid")"
 }
 
 port_answers() { # port
