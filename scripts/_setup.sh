@@ -78,7 +78,9 @@ ensure_venv() {
 ensure_class_archive() {
     [ "${SPARK_WINDOWS_CLASS_ARCHIVE:-true}" != false ] || return 0
     local java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java" key archive
-    key="$({ "$java_bin" -version 2>&1; .venv/bin/python -c 'import importlib.metadata as m; print(m.version("pyspark"))'; } |
+    # the key names Java's and pyspark's releases; options the environment gives every JVM
+    # (.ci/run gives some beside the suite) change `java -version`'s output, not the archive
+    key="$({ env -u JAVA_TOOL_OPTIONS -u JDK_JAVA_OPTIONS "$java_bin" -version 2>&1; .venv/bin/python -c 'import importlib.metadata as m; print(m.version("pyspark"))'; } |
         sha256sum | cut -c1-16)"
     archive="${XDG_CACHE_HOME:-$HOME/.cache}/spark_windows/spark-classes-$key.jsa"
     if [ ! -f "$archive" ]; then
