@@ -178,9 +178,12 @@ where __sw_p.file is null or __sw_p.processed_rows <> __sw_l.input_rows
     arrival_counts). `after_us`: the newest ingestion time a committed run processed; rows at or
     below it that no run processed are the input's unprocessed rows. With `after_us` none (a
     first run, or the first run with arrival counts) no row is checked and every row is counted
-    as this run's. Returns one row: unprocessed_rows; processed_until, first_hour and last_hour
+    as this run's; rows the committed runs processed that the input no longer holds (retention)
+    are removed rows. Returns one row: unprocessed_rows; processed_until, first_hour and last_hour
     (after_us and the hours holding unprocessed rows, as text in the session's time zone); and
-    this run's arrival counts as JSON ({"<hour us>": rows}). -#}
+    this run's arrival counts as JSON ({"<hour us>": rows}): per hour, its own rows less the
+    removed ones, so that the state's counts add up to the input's rows again and the next run
+    needs no comparison unless more rows land below or are removed. -#}
 {% macro _sw_incremental_arrival_check_sql(cfg, model_sql, state_table, after_us, until_us) -%}
     {%- set hour_us = 3600000000 -%}
     {%- set before = 'false' if after_us is none else cfg.ingestion_col ~ ' <= ' ~ spark_windows._sw_us_literal(after_us) -%}
@@ -208,7 +211,8 @@ __sw_compared as (
     select
         hour_us,
         greatest(sum(before_rows) - sum(processed_rows), 0) as unprocessed_rows,
-        sum(all_rows) - sum(before_rows) as run_rows
+        -- the run's own rows, less the processed ones the input no longer holds (removed rows)
+        sum(all_rows) - sum(before_rows) - greatest(sum(processed_rows) - sum(before_rows), 0) as counted_rows
     from __sw_counts
     group by hour_us
 )
@@ -218,7 +222,7 @@ select
     date_format({{ spark_windows._sw_us_literal(after_us) }}, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as processed_until,
     date_format(timestamp_micros(min(case when unprocessed_rows > 0 then hour_us end)), 'yyyy-MM-dd HH:00') as first_hour,
     date_format(timestamp_micros(max(case when unprocessed_rows > 0 then hour_us end)), 'yyyy-MM-dd HH:00') as last_hour,
-    to_json(map_from_entries(collect_list(case when run_rows > 0 then struct(cast(hour_us as string), run_rows) end))) as arrival_counts
+    to_json(map_from_entries(collect_list(case when counted_rows <> 0 then struct(cast(hour_us as string), counted_rows) end))) as arrival_counts
 from __sw_compared
 {%- endmacro %}
 
@@ -226,8 +230,8 @@ from __sw_compared
 {#- Step 4, the commit: one row in the state table. From it on the run counts as done; a crash
     after it is finished by the next run's recovery, which applies `pending` again.
     windows_updated: how many windows of the staging table the run's new rows changed.
-    `arrival_counts`: JSON text, the rows the run processed per hour of ingestion time
-    (_sw_incremental_arrival_check_sql), or per input file (_sw_incremental_list_files). -#}
+    `arrival_counts`: JSON text, the rows the run processed per hour of ingestion time, less
+    the processed rows it found removed (_sw_incremental_arrival_check_sql), or per input file (_sw_incremental_list_files). -#}
 {% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
 insert into {{ state_table }}
 select

@@ -208,7 +208,8 @@ def test_a_row_landed_at_or_below_the_processed_ingestion_time_fails_the_run_wit
     """ingestion_time_col must grow in the order rows become visible. A row that lands after the
     run of 08:02 with the ingestion time 08:01:30 is one no run reads: the next run fails and
     changes nothing. Rows removed from the input (retention) are no such row. A run compares
-    the input's rows hour by hour only when their count does not add up."""
+    the input's rows hour by hour only when their count does not add up, and a run that finds
+    removed rows commits counts that add up again."""
     state = f"{SCHEMA}.page_clicks__state"
     run(project, "2024-05-01 08:02:00", full_refresh=True)
     # arrival counts per hour of ingestion time: both rows so far in the hour of 08:00
@@ -229,11 +230,33 @@ def test_a_row_landed_at_or_below_the_processed_ingestion_time_fails_the_run_wit
     assert [row[0] for row in sql(project, f"select batch_id from {state}")] == [1]
     assert sql(project, f"select page, clicks from {SCHEMA}.page_clicks") == [("home", 2)]
 
-    # the row of 08:01 removed from the input: fewer rows than processed is no violation
-    run(project, "2024-05-01 08:03:00", retention=True)
+    # the row of 08:01 removed from the input: fewer rows than processed is no violation. The
+    # run compares hour by hour and commits its own row less the removed one, so the state's
+    # counts are the input's again
+    shown, _ = run(project, "2024-05-01 08:03:00", retention=True)
+    assert "unprocessed_rows" in shown
     stored = sql(project, f"select batch_id, new_rows, arrival_counts from {state} order by batch_id")
     assert [row[:2] for row in stored] == [(1, 2), (2, 1)]
+    assert json.loads(stored[-1][2]) == {}
+    # so the next run's counts add up (3 rows in the input, 2 processed, 1 new): no comparison
+    shown, _ = run(project, "2024-05-01 08:04:00", retention=True)
+    assert "input_rows" in shown and "unprocessed_rows" not in shown
+    stored = sql(project, f"select batch_id, new_rows, arrival_counts from {state} order by batch_id")
+    assert [row[:2] for row in stored] == [(1, 2), (2, 1), (3, 1)]
     assert json.loads(stored[-1][2]) == {str(hour_us("2024-05-01 08:00")): 1}
+    windows = f"select page, cast(window_start as string), clicks from {SCHEMA}.page_clicks order by 2"
+    assert sql(project, windows) == [
+        ("home", "2024-05-01 08:00:00", 2),
+        ("cart", "2024-05-01 08:02:00", 1),
+        ("home", "2024-05-01 08:03:00", 1),
+    ]
+    # and a row landed below the processed time after the removal is still found
+    shown, _ = run(project, "2024-05-01 08:04:00", expect_pass=False, retention=True, landed_late=True)
+    assert (
+        f"windowed_incremental: 1 rows of {SCHEMA}.page_clicks's input have an ingested_at (ingestion_time_col) "
+        "at or before 2024-05-01 08:04:00.000000" in shown
+    ), shown[-3000:]
+    assert [row[0] for row in sql(project, f"select batch_id from {state} order by batch_id")] == [1, 2, 3]
 
     # a full refresh reads every row, the late landing too
     run(project, "2024-05-01 08:03:00", full_refresh=True, landed_late=True)
