@@ -6,6 +6,7 @@
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
+    python scripts/bench.py --incremental --retention --events 10000000 --days 10 --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --by-file --streaming --events 3000000 10000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
@@ -61,6 +62,10 @@ store, append mode to a Parquet folder, trigger(availableNow=True) once per run:
 files. It drops rows later than its watermark, where windowed_incremental keeps them (allowed
 lateness 10 minutes, then the late table).
 
+With --incremental --retention: after those runs, a retention job removes the input's oldest
+file (deleted, then REFRESH TABLE), and as many runs again are timed after it: the first finds
+fewer rows than were processed and compares the input hour by hour; the later ones should not.
+
 With --csv: generates the events of each size as above (the Parquet files and the NEXMark rows)
 and writes a CSV copy of each table, for scripts/bench_flink.py, which times the same cases in
 Apache Flink (whose Python package reads CSV but not Parquet); times nothing.
@@ -78,6 +83,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from spark_windows_dev.macro_renderer import MacroRenderer
 from spark_windows_dev.project import PROJECT_DIR
@@ -594,6 +600,25 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         for run in range(args.runs + 1, 2 * args.runs + 1):
             land(run)
             compacted.append(timed([]))
+    removal, removed = [], []
+    if args.retention:
+        # a retention job removes the input's oldest file: the next run finds fewer rows than were
+        # processed; then runs on the input as it is
+        oldest = (
+            spark.table("spark_windows.bench_events")
+            .groupBy(F.col("_metadata.file_path").alias("path"))
+            .agg(F.min("ingested_at").alias("first"), F.count("*").alias("rows"))
+            .orderBy("first")
+            .first()
+        )
+        Path(unquote(urlparse(oldest["path"]).path)).unlink()
+        spark.sql("refresh table spark_windows.bench_events")
+        removed_rows = oldest["rows"]
+        land(args.runs)
+        removal.append(timed([]))
+        for run in range(args.runs + 1, 2 * args.runs + 1):
+            land(run)
+            removed.append(timed([]))
     model = models[0]
     windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
     counted = None
@@ -622,6 +647,9 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         "increments": increments,
         "compaction": compaction,
         "compacted": compacted,
+        "removal": removal,
+        "removed": removed,
+        "removed_rows": removed_rows if removal else 0,
     }
 
 
@@ -721,6 +749,18 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
         ):
             runs = ", ".join(f"{value[model][0]:.2f}" for value in values)
             print(f"| {label} | {_median(values, model, 0):.2f} | {runs} | {_jobs(values, model)} |")
+    if size["removal"]:
+        print(
+            f"\n{model} after a retention job removed the input's oldest file ({size['removed_rows']:,} rows; "
+            "--retention), model time:\n| runs | model s (median) | runs | Spark jobs |\n|---|---:|---|---:|"
+        )
+        for label, values in (
+            ("before the removal", increments),
+            ("the first run after it", size["removal"]),
+            ("the runs after that one", size["removed"]),
+        ):
+            runs = ", ".join(f"{value[model][0]:.2f}" for value in values)
+            print(f"| {label} | {_median(values, model, 0):.2f} | {runs} | {_jobs(values, model)} |")
     for peer in models[1:]:
         print(
             f"{model} / {peer}, {batch:,} new rows: "
@@ -782,6 +822,12 @@ def main(argv=None) -> int:
         type=int,
         help="with --incremental: first fill the model's state as after this many runs (one file each), then time "
         "runs on it, one run that compacts it, and runs on the compacted state",
+    )
+    parser.add_argument(
+        "--retention",
+        action="store_true",
+        help="with --incremental: then remove the oldest file of the input, as a retention job does, and time the "
+        "runs after it",
     )
     parser.add_argument(
         "--same-rate",
