@@ -62,6 +62,10 @@ store, append mode to a Parquet folder, trigger(availableNow=True) once per run:
 files. It drops rows later than its watermark, where windowed_incremental keeps them (allowed
 lateness 10 minutes, then the late table).
 
+With --incremental --statements: each statement of the last incremental run of each model, with
+the time Spark took in dbt-spark's `execute` (parsing, analysis, and a command's whole work) and
+in fetching its rows (a query's jobs), and the Spark jobs it started.
+
 With --incremental --retention: after those runs, a retention job removes the input's oldest
 file (deleted, then REFRESH TABLE), and as many runs again are timed after it: the first finds
 fewer rows than were processed and compares the input hour by hour; the later ones should not.
@@ -74,6 +78,7 @@ Apache Flink (whose Python package reads CSV but not Parquet); times nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -500,6 +505,63 @@ def folder_bytes(folder: Path, since: float = 0.0) -> int:
     return sum(stat.st_size for stat in stats if stat.st_mtime >= since)
 
 
+class StatementTimes:
+    """--statements: each statement dbt runs on the embedded Spark, timed where its work happens
+    in dbt-spark's session cursor: Spark parses and analyses it, and runs a command (CREATE,
+    INSERT, ALTER, ...), in `execute`; a query runs its jobs when dbt fetches its rows. Records
+    (statement, execute s, fetch s, Spark jobs started) in `statements` while in use."""
+
+    def __init__(self, spark):
+        self.spark = spark
+        self.statements: list[list] = []
+
+    def __enter__(self):
+        from dbt.adapters.spark.session import Cursor
+
+        self.patch = [(Cursor, name, getattr(Cursor, name)) for name in ("execute", "fetchall", "fetchone")]
+        timer = self
+
+        def timed(method, column):
+            def wrapper(cursor, *args):
+                jobs_before = timer.last_job()
+                started = time.perf_counter()
+                try:
+                    return method(cursor, *args)
+                finally:
+                    elapsed = time.perf_counter() - started
+                    jobs = timer.last_job() - jobs_before
+                    if column == 1:
+                        timer.statements.append([statement_label(args[0]), elapsed, 0.0, jobs])
+                    elif timer.statements:
+                        timer.statements[-1][2] += elapsed
+                        timer.statements[-1][3] += jobs
+
+            return wrapper
+
+        Cursor.execute = timed(Cursor.execute, 1)
+        Cursor.fetchall = timed(Cursor.fetchall, 2)
+        Cursor.fetchone = timed(Cursor.fetchone, 2)
+        return self
+
+    def __exit__(self, *exc):
+        for owner, name, method in self.patch:
+            setattr(owner, name, method)
+
+    def last_job(self) -> int:
+        """The id of the next job Spark's scheduler starts (one cheap call through py4j; the
+        status tracker's list of every job grows with the jobs, and took milliseconds a call)."""
+        try:
+            return self.spark.sparkContext._jsc.sc().dagScheduler().nextJobId()
+        except Exception:
+            return max(self.spark.sparkContext.statusTracker().getJobIdsForGroup(), default=-1)
+
+
+def statement_label(sql: str) -> str:
+    """The first words of a statement, without dbt's leading comment."""
+    text = sql.split("*/", 1)[-1] if sql.lstrip().startswith("/*") else sql
+    return " ".join(text.split())[:90]
+
+
 def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> dict:
     """One history size: the event table of `events` rows, the full refreshes, then the runs that
     each land --new-rows rows. Returns the timings of each and, per incremental run, its Spark
@@ -542,6 +604,8 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     folders = {name: Path(schema_row[1].removeprefix("file:")) / name for name in models}
     source_folder = Path(schema_row[1].removeprefix("file:")) / "bench_events"
 
+    last_statements = {}  # with --statements: {model: its last run's statements}
+
     def timed(extra, run_vars=variables):
         """Each model in a dbt invocation of its own: {model: (model s, invocation s, Spark jobs,
         bytes written, bytes of its table files left new)}."""
@@ -553,8 +617,12 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
                 streaming_run(spark, args, source_folder, folders[name], fresh="--full-refresh" in extra)
                 model_time = time.perf_counter() - started
             else:
-                result = run_dbt(["run", "--select", name, "--vars", run_vars, *extra])
+                statements = StatementTimes(spark) if args.statements else contextlib.nullcontext()
+                with statements:
+                    result = run_dbt(["run", "--select", name, "--vars", run_vars, *extra])
                 model_time = result.result.results[0].execution_time
+                if args.statements:
+                    last_statements[name] = statements.statements
             invocation = time.perf_counter() - started
             jobs_after, written_after = io_counters(spark)
             times[name] = (
@@ -592,6 +660,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     for run in range(args.runs):
         land(run)
         increments.append(timed([]))
+    run_statements = dict(last_statements)
     compaction, compacted = [], []
     if args.state_runs:
         # one run that compacts the state (compact_state_every=1), then runs on the compacted state
@@ -647,6 +716,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         "increments": increments,
         "compaction": compaction,
         "compacted": compacted,
+        "statements": run_statements,
         "removal": removal,
         "removed": removed,
         "removed_rows": removed_rows if removal else 0,
@@ -749,6 +819,18 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
         ):
             runs = ", ".join(f"{value[model][0]:.2f}" for value in values)
             print(f"| {label} | {_median(values, model, 0):.2f} | {runs} | {_jobs(values, model)} |")
+    for name, statements in size["statements"].items():
+        print(
+            f"\nthe statements of {name}'s last run of {batch:,} new rows (--statements; execute: Spark parses and "
+            "analyses it and runs a command; fetch: a query's jobs run as dbt reads its rows):\n"
+            "| statement | execute s | fetch s | Spark jobs |\n|---|---:|---:|---:|"
+        )
+        for label, execute, fetch, jobs in statements:
+            print(f"| `{label}` | {execute:.3f} | {fetch:.3f} | {jobs} |")
+        print(
+            f"| {len(statements)} statements | {sum(row[1] for row in statements):.2f} "
+            f"| {sum(row[2] for row in statements):.2f} | {sum(row[3] for row in statements)} |"
+        )
     if size["removal"]:
         print(
             f"\n{model} after a retention job removed the input's oldest file ({size['removed_rows']:,} rows; "
@@ -822,6 +904,11 @@ def main(argv=None) -> int:
         type=int,
         help="with --incremental: first fill the model's state as after this many runs (one file each), then time "
         "runs on it, one run that compacts it, and runs on the compacted state",
+    )
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="with --incremental: time each statement of the last incremental run of each model",
     )
     parser.add_argument(
         "--retention",
