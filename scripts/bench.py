@@ -521,7 +521,7 @@ class StatementTimes:
         self.patch = [(Cursor, name, getattr(Cursor, name)) for name in ("execute", "fetchall", "fetchone")]
         timer = self
 
-        def timed(method, column):
+        def measured(method, starts_statement: bool):
             def wrapper(cursor, *args):
                 jobs_before = timer.last_job()
                 started = time.perf_counter()
@@ -530,7 +530,7 @@ class StatementTimes:
                 finally:
                     elapsed = time.perf_counter() - started
                     jobs = timer.last_job() - jobs_before
-                    if column == 1:
+                    if starts_statement:
                         timer.statements.append([statement_label(args[0]), elapsed, 0.0, jobs])
                     elif timer.statements:
                         timer.statements[-1][2] += elapsed
@@ -538,9 +538,9 @@ class StatementTimes:
 
             return wrapper
 
-        Cursor.execute = timed(Cursor.execute, 1)
-        Cursor.fetchall = timed(Cursor.fetchall, 2)
-        Cursor.fetchone = timed(Cursor.fetchone, 2)
+        Cursor.execute = measured(Cursor.execute, True)
+        Cursor.fetchall = measured(Cursor.fetchall, False)
+        Cursor.fetchone = measured(Cursor.fetchone, False)
         return self
 
     def __exit__(self, *exc):
@@ -669,7 +669,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         for run in range(args.runs + 1, 2 * args.runs + 1):
             land(run)
             compacted.append(timed([]))
-    removal, removed = [], []
+    removal, removed, removed_rows = [], [], 0
     if args.retention:
         # a retention job removes the input's oldest file: the next run finds fewer rows than were
         # processed; then runs on the input as it is
@@ -719,7 +719,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         "statements": run_statements,
         "removal": removal,
         "removed": removed,
-        "removed_rows": removed_rows if removal else 0,
+        "removed_rows": removed_rows,
     }
 
 
@@ -822,7 +822,8 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
     for name, statements in size["statements"].items():
         print(
             f"\nthe statements of {name}'s last run of {batch:,} new rows (--statements; execute: Spark parses and "
-            "analyses it and runs a command; fetch: a query's jobs run as dbt reads its rows):\n"
+            "analyses it and runs a command; fetch: a query's jobs run as dbt reads its rows; dbt's own statements "
+            "included, the first of them before the model starts):\n"
             "| statement | execute s | fetch s | Spark jobs |\n|---|---:|---:|---:|"
         )
         for label, execute, fetch, jobs in statements:
