@@ -6,14 +6,16 @@
     running it), must be read in a session time zone of UTC: the runs window instants, and a
     timestamp_ntz is the instant of its wall-clock time in the session zone. In UTC that instant's
     windows are the wall clock's (their bounds of type timestamp); in another zone they would
-    start at wall-clock times that depend on the zone, so the run is refused. -#}
+    start at wall-clock times that depend on the zone, so the run is refused. The zone is asked
+    first: in UTC (as this project's profiles set it) any type is accepted, and typing the
+    model's SQL, a statement that costs more, is left out. -#}
 {% macro _sw_incremental_check_time_type(cfg, sql) %}
-    {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
-    {%- if types.get(spark_windows._sw_column_key(spark_windows._sw_column_name(cfg.time_col))) != 'timestamp_ntz' -%}
+    {%- set zone = run_query('select current_timezone()').rows[0][0] | string -%}
+    {%- if zone in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00'] -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set zone = run_query('select current_timezone()').rows[0][0] | string -%}
-    {%- if zone not in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00'] -%}
+    {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
+    {%- if types.get(spark_windows._sw_column_key(spark_windows._sw_column_name(cfg.time_col))) == 'timestamp_ntz' -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: time_col (" ~ cfg.time_col ~ ") is of type timestamp_ntz and the Spark session time zone is " ~ zone
             ~ ": the runs window instants, and a timestamp_ntz value is read as the instant of its wall-clock time in the session "
