@@ -67,8 +67,10 @@ the time Spark took in dbt-spark's `execute` (parsing, analysis, and a command's
 in fetching its rows (a query's jobs), and the Spark jobs it started.
 
 With --incremental --retention: after those runs, a retention job removes the input's oldest
-file (deleted, then REFRESH TABLE), and as many runs again are timed after it: the first finds
-fewer rows than were processed and compares the input hour by hour; the later ones should not.
+file (deleted, then REFRESH TABLE), and one run and --runs runs more are timed after it: the
+first finds fewer rows than were processed and compares the input hour by hour; the later ones
+should not. The input then holds fewer rows than the windows counted (the report says how many
+were removed).
 
 With --csv: generates the events of each size as above (the Parquet files and the NEXMark rows)
 and writes a CSV copy of each table, for scripts/bench_flink.py, which times the same cases in
@@ -662,13 +664,15 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         increments.append(timed([]))
     run_statements = dict(last_statements)
     compaction, compacted = [], []
+    landed = args.runs  # the next landing's number: each lands events of its own
     if args.state_runs:
         # one run that compacts the state (compact_state_every=1), then runs on the compacted state
-        land(args.runs)
+        land(landed)
         compaction.append(timed([], compacting))
-        for run in range(args.runs + 1, 2 * args.runs + 1):
+        for run in range(landed + 1, landed + args.runs + 1):
             land(run)
             compacted.append(timed([]))
+        landed += args.runs + 1
     removal, removed, removed_rows = [], [], 0
     if args.retention:
         # a retention job removes the input's oldest file: the next run finds fewer rows than were
@@ -683,9 +687,9 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         Path(unquote(urlparse(oldest["path"]).path)).unlink()
         spark.sql("refresh table spark_windows.bench_events")
         removed_rows = oldest["rows"]
-        land(args.runs)
+        land(landed)
         removal.append(timed([]))
-        for run in range(args.runs + 1, 2 * args.runs + 1):
+        for run in range(landed + 1, landed + args.runs + 1):
             land(run)
             removed.append(timed([]))
     model = models[0]
@@ -779,7 +783,10 @@ def _jobs(values, name) -> str:
 def report_incremental_size(args, model: str, models: list[str], size: dict) -> None:
     full, increments, batch = size["full"], size["increments"], size["batch"]
     if size["counted"] is not None:
-        print(f"\nrows in the input, counted by {model} (with its late rows), by the peer: {list(size['counted'])}")
+        removed = f" (the input less the {size['removed_rows']:,} rows --retention removed)" if size["removal"] else ""
+        print(
+            f"\nrows in the input{removed}, counted by {model} (with its late rows), by the peer: {list(size['counted'])}"
+        )
     refreshes = "one timed full refresh" if len(full) == 1 else f"median of {len(full)} full refreshes"
     warm = " after one warm-up" if args.refresh_runs is None else ""
     print(

@@ -178,7 +178,7 @@ where __sw_p.file is null or __sw_p.processed_rows <> __sw_l.input_rows
     arrival_counts). `after_us`: the newest ingestion time a committed run processed; rows at or
     below it that no run processed are the input's unprocessed rows. With `after_us` none (a
     first run, or the first run with arrival counts) no row is checked and every row is counted
-    as this run's; rows the committed runs processed that the input no longer holds (retention)
+    as this run's. Rows the committed runs processed that the input no longer holds (retention)
     are removed rows. Returns one row: unprocessed_rows; processed_until, first_hour and last_hour
     (after_us and the hours holding unprocessed rows, as text in the session's time zone); and
     this run's arrival counts as JSON ({"<hour us>": rows}): per hour, its own rows less the
