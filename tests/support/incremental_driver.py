@@ -1,14 +1,15 @@
 """Replays the sensor and click arrivals through the incremental example models in one process.
 
     python tests/support/incremental_driver.py --state-dir DIR [--seed] [--full-refresh]
-        [--until T ...] [--dumps FOLDER [--first-run N]] [--finish]
+        [--until T ...] [--dumps FOLDER [--first-run N]] [--finish T]
 
 Runs `dbt seed` (with --seed), then for each T `dbt run --select raw_sensor_readings+ raw_clicks+`
 with the readings and the clicks that arrived by T (the first run with --full-refresh when
 asked). With --dumps, writes the tables of every model as JSON after each run
-(FOLDER/run-<N>.json, N counting from --first-run). With --finish, then runs the session
-model's data tests and a --full-refresh of every model at the last T, and writes the tables to
-FOLDER/refreshed.json. Prints `START <T>` before each run and `DONE <T> <seconds>` once the run
+(FOLDER/run-<N>.json, N counting from --first-run). With --finish T, then runs the session
+model's data tests and a --full-refresh of every model at T, and writes the tables to
+FOLDER/refreshed.json (with no --until too: the process that follows a kill of the last run
+only finishes). Prints `START <T>` before each run and `DONE <T> <seconds>` once the run
 and its tables are written, so a test can kill the process in the middle of a run. Exits 1 when
 a dbt command fails. dbt's target and log folders are in the state folder: a killed run leaves
 nothing half written in the project's.
@@ -150,7 +151,7 @@ def main() -> int:
     parser.add_argument("--until", nargs="*", default=[])
     parser.add_argument("--dumps", type=Path)
     parser.add_argument("--first-run", type=int, default=1)
-    parser.add_argument("--finish", action="store_true")
+    parser.add_argument("--finish", metavar="T")
     parser.add_argument("--schema", default="spark_windows")
     args = parser.parse_args()
     configure_environment(args.state_dir, "local")
@@ -168,7 +169,7 @@ def main() -> int:
                 dump(args.schema, args.dumps / f"run-{args.first_run + index}.json")
             print(f"DONE {until} {took:.2f}", flush=True)
         if args.finish:
-            finish_replay(args.until[-1])
+            finish_replay(args.finish)
             dump(args.schema, args.dumps / "refreshed.json")
     except AssertionError as error:
         print(f"FAILED {error}", flush=True)

@@ -91,7 +91,10 @@ def replay_with_kills(folder: Path, seed: int) -> Replay:
         options = ["--dumps", str(dumps), "--first-run", str(first)]
         if first == 0:
             options += ["--seed", "--full-refresh"]
-        process = _driver(folder / "state", *options, *(["--finish"] if last is None else []), "--until", *cuts)
+        # the last driver finishes at the last cut-off, also with no run left (the last run was
+        # killed once it had ended)
+        finish = ["--finish", CUTS[-1]] if last is None else []
+        process = _driver(folder / "state", *options, *finish, "--until", *cuts)
         durations: list[float] = []
         if last is None:
             durations = _finish(process)
