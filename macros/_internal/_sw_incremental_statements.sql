@@ -231,7 +231,8 @@ from __sw_compared
     after it is finished by the next run's recovery, which applies `pending` again.
     windows_updated: how many windows of the staging table the run's new rows changed.
     `arrival_counts`: JSON text, the rows the run processed per hour of ingestion time, less
-    the processed rows it found removed (_sw_incremental_arrival_check_sql), or per input file (_sw_incremental_list_files). -#}
+    the processed rows it found removed (_sw_incremental_arrival_check_sql), or per input file
+    (_sw_incremental_list_files). -#}
 {% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
 insert into {{ state_table }}
 select
