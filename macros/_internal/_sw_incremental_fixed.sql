@@ -118,61 +118,49 @@ where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }} or 
 {%- endmacro %}
 
 
-{#- One scan of the new rows: how many, the newest ingestion and event times, how many are
-    late, and the event-time range of the rows that update windows. `batch_view`: a view of
-    _sw_incremental_new_sql to read instead of the model's SQL (sessions cache it). By ingestion
-    time the same scan counts the new rows per hour of ingestion time (arrival_counts, JSON
-    {"<hour us>": rows}, the run's commit keeps it) and, with `state_table` (the state of a run
-    that checks arrivals, _sw_incremental_check_arrivals), every row of the input (input_rows)
-    and the rows the committed runs processed (processed_rows, the sum of their arrival_counts):
-    the input's rows add up to those and the new ones unless rows landed at or below the newest
-    processed ingestion time. The input's count needs none of its columns (Parquet keeps it in
-    each file's footer). Without `state_table`, and with input_file_col (whose listing counts the
-    rows per file), both are NULL; with input_file_col arrival_counts is NULL too. -#}
+{#- One scan of the new rows: per hour of ingestion time (`part` 'hour'; hour_us NULL for the
+    rows without one, and for every row with input_file_col), how many, the newest ingestion and
+    event times, how many are late, and the event-time range of the rows that update windows;
+    _sw_incremental_summary adds the hours up. `batch_view`: a view of _sw_incremental_new_sql
+    to read instead of the model's SQL (sessions cache it). By ingestion time with `state_table`
+    (the state of a run that checks arrivals, _sw_incremental_check_arrivals) two rows more, their
+    count in new_rows: every row of the input ('input_rows') and the rows the committed runs processed
+    ('processed_rows', the sum of their arrival_counts); the input's rows add up to those and the
+    new ones unless rows landed at or below the newest processed ingestion time. The input's
+    count needs none of its columns (Parquet keeps it in each file's footer). One query of three
+    parts rather than scalar subqueries: Spark runs the parts' jobs side by side, not one after
+    the other. -#}
 {% macro _sw_incremental_summary_sql(cfg, model_sql, state, batch_view=none, state_table=none) -%}
     {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us) -%}
     {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
     {%- set by_hour = cfg.file_col is none -%}
-with __sw_hours as (
-    -- per hour of ingestion time (NULL: the rows without one)
-    select
-        {{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.ingestion_col), 3600000000) if by_hour else 'cast(null as bigint)' }} as hour_us,
-        count(*) as new_rows,
-        count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
-        max({{ spark_windows._sw_ts_us(cfg.ingestion_col) }}) as max_ingestion_us,
-        max({{ ts_us }}) as max_event_us,
-        count_if({{ late }}) as late_rows,
-        min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
-        max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
-    from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state) ~ '\n)' }} as __sw_new
-    group by 1
-)
-
 select
-    coalesce(sum(new_rows), 0) as new_rows,
-    coalesce(sum(rows_without_ingestion_time), 0) as rows_without_ingestion_time,
-    max(max_ingestion_us) as max_ingestion_us,
-    max(max_event_us) as max_event_us,
-    coalesce(sum(late_rows), 0) as late_rows,
-    min(min_update_us) as min_update_us,
-    max(max_update_us) as max_update_us,
-    {%- if by_hour and state_table is not none %}
-    (select count(*) from ({{ model_sql }}) as __sw_input) as input_rows,
-    (
-        select coalesce(sum(__sw_entry.value), 0)
-        from {{ state_table }}
-        lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
-    ) as processed_rows,
-    {%- else %}
-    cast(null as bigint) as input_rows,
-    cast(null as bigint) as processed_rows,
-    {%- endif %}
-    {%- if by_hour %}
-    to_json(map_from_entries(collect_list(case when hour_us is not null then struct(cast(hour_us as string), new_rows) end))) as arrival_counts
-    {%- else %}
-    cast(null as string) as arrival_counts
-    {%- endif %}
-from __sw_hours
+    'hour' as part,
+    {{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.ingestion_col), 3600000000) if by_hour else 'cast(null as bigint)' }} as hour_us,
+    count(*) as new_rows,
+    count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
+    max({{ spark_windows._sw_ts_us(cfg.ingestion_col) }}) as max_ingestion_us,
+    max({{ ts_us }}) as max_event_us,
+    count_if({{ late }}) as late_rows,
+    min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
+    max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
+from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state) ~ '\n)' }} as __sw_new
+group by 2
+{%- if by_hour and state_table is not none %}
+
+union all
+
+select 'input_rows', null, count(*), null, null, null, null, null, null
+from (
+    {{ model_sql }}
+) as __sw_input
+
+union all
+
+select 'processed_rows', null, coalesce(sum(__sw_entry.value), 0), null, null, null, null, null, null
+from {{ state_table }}
+lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
+{%- endif %}
 {%- endmacro %}
 
 

@@ -3,21 +3,40 @@
     of this run (plan), and for sessions the stored sessions the new rows touch (touch). -#}
 
 
-{#- Step 2 of a run: one scan of the new rows (_sw_incremental_summary_sql), its answer by name:
+{#- Step 2 of a run: one scan of the new rows (_sw_incremental_summary_sql), its hours added up:
     {new_rows, rows_without_ingestion_time, max_ingestion_us, max_event_us, late_rows,
     min_update_us, max_update_us, input_rows, processed_rows, arrival_counts}; the times none
     when no row has one, input_rows and processed_rows none when the run checks no arrivals.
-    By ingestion time a run checks its arrivals (_sw_incremental_check_arrivals) once a commit
-    with arrival counts exists: the scan then also counts the input and what was processed. -#}
+    arrival_counts: the new rows per hour of ingestion time as JSON text {"<hour us>": rows}
+    (none with input_file_col, whose listing counts the rows per file). By ingestion time a run
+    checks its arrivals (_sw_incremental_check_arrivals) once a commit with arrival counts
+    exists: the scan then also counts the input and what was processed. -#}
 {% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none) %}
     {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
-    {%- set row = run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state, batch_view,
-        state_table if checked else none)).rows[0] -%}
-    {%- set summary = {'arrival_counts': row[9]} -%}
-    {%- for name in ['new_rows', 'rows_without_ingestion_time', 'max_ingestion_us', 'max_event_us', 'late_rows',
-        'min_update_us', 'max_update_us', 'input_rows', 'processed_rows'] -%}
-        {%- do summary.update({name: none if row[loop.index0] is none else row[loop.index0] | int}) -%}
+    {%- set summary = {'new_rows': 0, 'rows_without_ingestion_time': 0, 'max_ingestion_us': none, 'max_event_us': none,
+        'late_rows': 0, 'min_update_us': none, 'max_update_us': none, 'input_rows': none, 'processed_rows': none} -%}
+    {#- the columns of an hour's row after part and hour_us, and how hours add up -#}
+    {%- set columns = [('new_rows', 'sum'), ('rows_without_ingestion_time', 'sum'), ('max_ingestion_us', 'max'),
+        ('max_event_us', 'max'), ('late_rows', 'sum'), ('min_update_us', 'min'), ('max_update_us', 'max')] -%}
+    {%- set counts = {} -%}
+    {%- for row in run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state, batch_view,
+        state_table if checked else none)).rows -%}
+        {%- if row[0] == 'hour' -%}
+            {%- for name, how in columns -%}
+                {%- set value = row[loop.index0 + 2] -%}
+                {%- if value is not none -%}
+                    {%- set both = [summary[name], value | int] | reject('none') | list -%}
+                    {%- do summary.update({name: both | sum if how == 'sum' else (both | max if how == 'max' else both | min)}) -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- if row[1] is not none -%}
+                {%- do counts.update({row[1] | int | string: row[2] | int}) -%}
+            {%- endif -%}
+        {%- else -%}
+            {%- do summary.update({row[0]: row[2] | int}) -%}
+        {%- endif -%}
     {%- endfor -%}
+    {%- do summary.update({'arrival_counts': tojson(counts, sort_keys=true) if cfg.file_col is none else none}) -%}
     {{ return(summary) }}
 {% endmacro %}
 

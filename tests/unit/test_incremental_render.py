@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import re
 
 import pytest
@@ -362,32 +363,81 @@ def test_the_scan_of_the_new_rows_counts_them_by_hour_and_the_input_only_with_a_
         "_sw_incremental_summary_sql", cfg, "select * from events", state, None, state_table
     )
     parsed = parse(scan)
-    assert [column.alias_or_name for column in parsed.selects] == [
-        "new_rows", "rows_without_ingestion_time", "max_ingestion_us", "max_event_us", "late_rows",
-        "min_update_us", "max_update_us", "input_rows", "processed_rows", "arrival_counts",
+    # one query: the hours' part, and with a state the input's and the processed rows' parts
+    parts = [parsed] if isinstance(parsed, exp.Select) else list(parsed.find_all(exp.Select))
+    parts = {
+        part.selects[0].unalias().this: part
+        for part in parts
+        if part.selects and isinstance(part.selects[0].unalias(), exp.Literal)
+    }
+    assert sorted(parts) == (["hour"] if state_table is None else ["hour", "input_rows", "processed_rows"])
+    assert [column.alias_or_name for column in parts["hour"].selects] == [
+        "part", "hour_us", "new_rows", "rows_without_ingestion_time", "max_ingestion_us", "max_event_us", "late_rows",
+        "min_update_us", "max_update_us",
     ]  # fmt: skip
+    assert all(len(part.selects) == len(parts["hour"].selects) for part in parts.values())
     # the new rows grouped by hour of ingestion time: only those after the processed time
-    hours = parsed.find(exp.CTE).sql("spark").lower()
+    hours = parts["hour"].sql("spark").lower()
     assert f"ingested_at > timestamp_micros({state['ingestion_us']})" in hours
     assert "group by" in hours and "3600000000" in hours
     # the input's count reads every row, with no filter; the processed rows are the state's
-    columns = {column.alias_or_name: column.sql("spark").lower() for column in parsed.selects}
     if state_table is None:
-        assert "select" not in columns["input_rows"] and "select" not in columns["processed_rows"]
-        assert "sensor_vehicles__state" not in scan
+        assert "sensor_vehicles__state" not in scan and "union" not in scan
     else:
-        assert "from events" in columns["input_rows"] and " where " not in columns["input_rows"]
-        assert "sensor_vehicles__state" in columns["processed_rows"] and "arrival_counts" in columns["processed_rows"]
-    # by input file the listing counts the rows: no hours, no input count, no arrival counts
-    by_file = parse(
-        incremental_renderer.call(
-            "_sw_incremental_summary_sql", config(incremental_renderer, input_file_col="source_file"),
-            "select * from events", {**state, "run_files": ["a.parquet"], "state_table": None}, None, state_table,
-        )
+        input_rows, processed_rows = (parts[name].sql("spark").lower() for name in ["input_rows", "processed_rows"])
+        assert "from events" in input_rows and " where " not in input_rows and "count(*)" in input_rows
+        assert "sensor_vehicles__state" in processed_rows and "arrival_counts" in processed_rows
+    # by input file the listing counts the rows: no hours, no input count
+    by_file = incremental_renderer.call(
+        "_sw_incremental_summary_sql", config(incremental_renderer, input_file_col="source_file"),
+        "select * from events", {**state, "run_files": ["a.parquet"], "state_table": None}, None, state_table,
     )  # fmt: skip
-    by_file_columns = {column.alias_or_name: column.sql("spark").lower() for column in by_file.selects}
-    assert all("select" not in by_file_columns[name] for name in ["input_rows", "processed_rows", "arrival_counts"])
-    assert "3600000000" not in by_file.sql("spark")
+    assert isinstance(parse(by_file), exp.Select) and "3600000000" not in by_file
+
+
+# one scan's rows (_sw_incremental_summary_sql): part, hour_us, new_rows, rows_without_ingestion_time,
+# max_ingestion_us, max_event_us, late_rows, min_update_us, max_update_us
+SCAN_ROWS = [
+    ("hour", 1714546800000000, 30, 0, 1714550000000000, 1714550640000000, 2, 1714549000000000, 1714550600000000),
+    ("hour", 1714550400000000, 10, 0, 1714550700000000, 1714550500000000, 0, 1714550100000000, 1714550500000000),
+    ("hour", None, 3, 3, None, 1714549500000000, 1, None, None),
+    ("input_rows", None, 143, None, None, None, None, None, None),
+    ("processed_rows", None, 100, None, None, None, None, None, None),
+]
+
+
+@pytest.mark.parametrize("file_col", [None, "source_file"])
+def test_the_summary_adds_the_hours_of_the_scan_up(file_col):
+    """Sums of the counts, the extremes of the times over the hours that have them, the counts per
+    hour (JSON, the rows without an ingestion time left out), and the input's and the processed
+    rows by name; computed here by hand from SCAN_ROWS."""
+    renderer = MacroRenderer()
+    # by input file the scan has no input's nor processed rows' part
+    answer = {"rows": SCAN_ROWS[:3] if file_col else SCAN_ROWS}
+    renderer.env.globals["run_query"] = lambda sql: Answer(answer["rows"])
+    cfg = config(renderer, **({"input_file_col": file_col} if file_col else {}))
+    state = {**STATES["later run"], "missing_columns": [], "run_files": ["a.parquet"], "state_table": "t__state"}
+    summary = renderer.call("_sw_incremental_summary", cfg, "select * from events", state, "t__state")
+    assert {name: summary[name] for name in summary if name != "arrival_counts"} == {
+        "new_rows": 43,
+        "rows_without_ingestion_time": 3,
+        "max_ingestion_us": 1714550700000000,
+        "max_event_us": 1714550640000000,
+        "late_rows": 3,
+        "min_update_us": 1714549000000000,
+        "max_update_us": 1714550600000000,
+        "input_rows": None if file_col else 143,
+        "processed_rows": None if file_col else 100,
+    }
+    if file_col:
+        assert summary["arrival_counts"] is None
+    else:
+        assert json.loads(summary["arrival_counts"]) == {"1714546800000000": 30, "1714550400000000": 10}
+    # no new rows: no hour, nothing counted
+    answer["rows"] = [] if file_col else SCAN_ROWS[3:]
+    empty = renderer.call("_sw_incremental_summary", cfg, "select * from events", state, "t__state")
+    assert (empty["new_rows"], empty["max_event_us"], empty["min_update_us"]) == (0, None, None)
+    assert empty["arrival_counts"] == (None if file_col else "{}")
 
 
 def test_good_config_is_read_in_microseconds(incremental_renderer):

@@ -109,8 +109,8 @@ def test_a_timestamp_ntz_time_column_is_read_only_in_a_utc_session(time_type, zo
         asked.append(sql)
         if sql == "describe query select * from (select * from clicks) as __sw_source":
             return SimpleNamespace(rows=[("page", "string", None), ("Click_TS", time_type, None)])
-        if sql == "select current_timezone()":
-            return SimpleNamespace(rows=[(zone,)])
+        if sql == "set spark.sql.session.timeZone":
+            return SimpleNamespace(rows=[("spark.sql.session.timeZone", zone)])
         raise AssertionError(sql)
 
     renderer = MacroRenderer()  # its own: the stubbed run_query must not reach other tests
@@ -119,7 +119,7 @@ def test_a_timestamp_ntz_time_column_is_read_only_in_a_utc_session(time_type, zo
     check = renderer.macros["_sw_incremental_check_time_type"]
     if not refused:
         check(cfg, "select * from clicks")
-        assert asked[0] == "select current_timezone()"
+        assert asked[0] == "set spark.sql.session.timeZone"
         assert len(asked) == (1 if zone in ("UTC", "Etc/UTC") else 2)
         return
     with pytest.raises(CompilerError) as error:
