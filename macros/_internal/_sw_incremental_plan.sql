@@ -202,13 +202,15 @@
     {%- do spark_windows._sw_incremental_session_cache(cfg, model_sql, target, plan, views) -%}
     {%- set cached = plan.copy() -%}
     {%- do cached.update(views) -%}
-    {%- set row = run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, cached)).rows[0] -%}
-    {%- do views.update({
-        'late_rows': row[0] | int,
-        'touched_sessions': row[1] | int,
-        'touched_min_start_us': none if row[2] is none else row[2] | int,
-        'touched_max_end_us': none if row[3] is none else row[3] | int,
-    }) -%}
+    {%- for row in run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, cached)).rows -%}
+        {%- do views.update({row[0]: row[1] | int}) -%}
+        {%- if row[0] == 'touched_sessions' -%}
+            {%- do views.update({
+                'touched_min_start_us': none if row[2] is none else row[2] | int,
+                'touched_max_end_us': none if row[3] is none else row[3] | int,
+            }) -%}
+        {%- endif -%}
+    {%- endfor -%}
     {{ return(views) }}
 {% endmacro %}
 

@@ -207,25 +207,27 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {% endmacro %}
 
 
-{#- Planning query (run once the table exists and new rows can update sessions): how many rows
-    are late because they touch an expired session, and the time span of the touched sessions,
-    whose rows the run must read again. -#}
+{#- Planning query (run once the table exists and new rows can update sessions): the touched
+    sessions, their number and time span (`part` 'touched_sessions'), whose rows the run must read
+    again, and the rows late because they touch an expired session ('late_rows', their number in
+    `sessions`). One query of two parts rather than a scalar subquery: Spark runs the parts' jobs
+    side by side. -#}
 {% macro _sw_incremental_session_touch_sql(cfg, model_sql, target, plan) -%}
-with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
-
-__sw_late_by_touch as (
-    select count(*) as late_rows
-    from __sw_rows as __sw_a
-    left semi join __sw_expired as __sw_b
-        on {{ spark_windows._sw_incremental_touches(cfg) }}
-)
+with {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }}
 
 select
-    (select late_rows from __sw_late_by_touch) as touch_late_rows,
-    count(*) as touched_sessions,
+    'touched_sessions' as part,
+    count(*) as sessions,
     min(unix_micros(window_start)) as touched_min_start_us,
     max(unix_micros(window_end)) as touched_max_end_us
 from __sw_touched
+
+union all
+
+select 'late_rows', count(*), null, null
+from __sw_rows as __sw_a
+left semi join __sw_expired as __sw_b
+    on {{ spark_windows._sw_incremental_touches(cfg) }}
 {%- endmacro %}
 
 

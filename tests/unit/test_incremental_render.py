@@ -626,13 +626,18 @@ class Answer:
 
 @pytest.fixture(scope="module")
 def session_renderer() -> MacroRenderer:
-    """Renders the session steps; `run_query` answers the touch query with `touch_answer`."""
+    """Renders the session steps; `run_query` answers the touch query with `touch_answer` (rows
+    late by touch, touched sessions, their earliest start and latest end) as its two parts, and
+    any other query with `touch_answer` as its one row."""
     renderer = MacroRenderer()
     renderer.env.globals["run_started_at"] = datetime.datetime(2024, 5, 1, 9, 0, tzinfo=datetime.timezone.utc)
     renderer.queries = []
 
     def run_query(sql):
         renderer.queries.append(sql)
+        if "'touched_sessions' as part" in sql:
+            late, touched, first, last = renderer.touch_answer
+            return Answer([("touched_sessions", touched, first, last), ("late_rows", late, None, None)])
         return Answer([renderer.touch_answer])
 
     renderer.env.globals["run_query"] = run_query
