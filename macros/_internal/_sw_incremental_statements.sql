@@ -229,7 +229,9 @@ from __sw_compared
 
 {#- Step 4, the commit: one row in the state table. From it on the run counts as done; a crash
     after it is finished by the next run's recovery, which applies `pending` again.
-    windows_updated: how many windows of the staging table the run's new rows changed.
+    windows_updated: how many windows of the staging table the run's new rows changed (an
+    aggregate of the staging table, with the other values as literals: one Spark job fewer than
+    a scalar subquery).
     `arrival_counts`: JSON text, the rows the run processed per hour of ingestion time, less
     the processed rows it found removed (_sw_incremental_arrival_check_sql), or per input file
     (_sw_incremental_list_files). -#}
@@ -243,7 +245,7 @@ select
     cast({{ new_rows }} as bigint),
     cast({{ plan.late_rows }} as bigint),
     {%- if plan.rewrite %}
-    (select count_if(__sw_fresh_window) from {{ pending }}),
+    count_if(__sw_fresh_window),
     {%- else %}
     cast(0 as bigint),
     {%- endif %}
@@ -252,6 +254,9 @@ select
     '{{ fingerprint }}',
     {{ spark_windows._sw_string_literal(tojson(cfg.settings, sort_keys=true)) }},
     {{ spark_windows._sw_string_literal(arrival_counts) }}
+{%- if plan.rewrite %}
+from {{ pending }}
+{%- endif %}
 {%- endmacro %}
 
 
