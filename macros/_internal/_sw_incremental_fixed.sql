@@ -127,9 +127,9 @@ where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }} or 
     count in new_rows: every row of the input ('input_rows') and the rows the committed runs processed
     ('processed_rows', the sum of their arrival_counts); the input's rows add up to those and the
     new ones unless rows landed at or below the newest processed ingestion time. The input's
-    count needs none of its columns (Parquet keeps it in each file's footer). One query of three
-    parts rather than scalar subqueries: Spark runs the parts' jobs side by side, not one after
-    the other. -#}
+    count needs none of its columns (Parquet keeps it in each file's footer). One query of up to
+    three parts rather than scalar subqueries: Spark runs the parts' jobs side by side, not one
+    after the other. -#}
 {% macro _sw_incremental_summary_sql(cfg, model_sql, state, batch_view=none, state_table=none) -%}
     {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us) -%}
     {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}

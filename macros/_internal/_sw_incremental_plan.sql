@@ -13,27 +13,28 @@
     exists: the scan then also counts the input and what was processed. -#}
 {% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none) %}
     {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
-    {%- set summary = {'new_rows': 0, 'rows_without_ingestion_time': 0, 'max_ingestion_us': none, 'max_event_us': none,
-        'late_rows': 0, 'min_update_us': none, 'max_update_us': none, 'input_rows': none, 'processed_rows': none} -%}
-    {#- the columns of an hour's row after part and hour_us, and how hours add up -#}
-    {%- set columns = [('new_rows', 'sum'), ('rows_without_ingestion_time', 'sum'), ('max_ingestion_us', 'max'),
-        ('max_event_us', 'max'), ('late_rows', 'sum'), ('min_update_us', 'min'), ('max_update_us', 'max')] -%}
+    {%- set summary = {'input_rows': none, 'processed_rows': none} -%}
+    {%- set hours = [] -%}
     {%- set counts = {} -%}
     {%- for row in run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state, batch_view,
         state_table if checked else none)).rows -%}
-        {%- if row[0] == 'hour' -%}
-            {%- for name, how in columns -%}
-                {%- set value = row[loop.index0 + 2] -%}
-                {%- if value is not none -%}
-                    {%- set both = [summary[name], value | int] | reject('none') | list -%}
-                    {%- do summary.update({name: both | sum if how == 'sum' else (both | max if how == 'max' else both | min)}) -%}
-                {%- endif -%}
-            {%- endfor -%}
+        {%- if row[0] != 'hour' -%}
+            {%- do summary.update({row[0]: row[2] | int}) -%}
+        {%- else -%}
+            {%- do hours.append(row) -%}
             {%- if row[1] is not none -%}
                 {%- do counts.update({row[1] | int | string: row[2] | int}) -%}
             {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {#- the hours added up, by the position of each column in an hour's row -#}
+    {%- for name, position, how in [('new_rows', 2, 'sum'), ('rows_without_ingestion_time', 3, 'sum'), ('max_ingestion_us', 4, 'max'),
+        ('max_event_us', 5, 'max'), ('late_rows', 6, 'sum'), ('min_update_us', 7, 'min'), ('max_update_us', 8, 'max')] -%}
+        {%- set values = hours | map(attribute=position) | reject('none') | map('int') | list -%}
+        {%- if how == 'sum' -%}
+            {%- do summary.update({name: values | sum}) -%}
         {%- else -%}
-            {%- do summary.update({row[0]: row[2] | int}) -%}
+            {%- do summary.update({name: none if not values else (values | max if how == 'max' else values | min)}) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- do summary.update({'arrival_counts': tojson(counts, sort_keys=true) if cfg.file_col is none else none}) -%}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import decimal
 import json
 import re
 
@@ -375,11 +376,22 @@ def test_the_scan_of_the_new_rows_counts_them_by_hour_and_the_input_only_with_a_
         "part", "hour_us", "new_rows", "rows_without_ingestion_time", "max_ingestion_us", "max_event_us", "late_rows",
         "min_update_us", "max_update_us",
     ]  # fmt: skip
+    # every part has the hour's columns; its count is where the macro reads it (the third)
     assert all(len(part.selects) == len(parts["hour"].selects) for part in parts.values())
-    # the new rows grouped by hour of ingestion time: only those after the processed time
+    assert {name: part.selects[2].unalias().sql("spark").lower() for name, part in parts.items()} == {
+        "hour": "count(*)",
+        **(
+            {}
+            if state_table is None
+            else {"input_rows": "count(*)", "processed_rows": "coalesce(sum(__sw_entry.value), 0)"}
+        ),
+    }
+    # the new rows grouped by hour of ingestion time (the second column): only those after the
+    # processed time
     hours = parts["hour"].sql("spark").lower()
     assert f"ingested_at > timestamp_micros({state['ingestion_us']})" in hours
-    assert "group by" in hours and "3600000000" in hours
+    assert [group.sql("spark") for group in parts["hour"].args["group"].expressions] == ["2"]
+    assert "3600000000" in parts["hour"].selects[1].sql("spark")
     # the input's count reads every row, with no filter; the processed rows are the state's
     if state_table is None:
         assert "sensor_vehicles__state" not in scan and "union" not in scan
@@ -412,9 +424,18 @@ def test_the_summary_adds_the_hours_of_the_scan_up(file_col):
     hour (JSON, the rows without an ingestion time left out), and the input's and the processed
     rows by name; computed here by hand from SCAN_ROWS."""
     renderer = MacroRenderer()
-    # by input file the scan has no input's nor processed rows' part
-    answer = {"rows": SCAN_ROWS[:3] if file_col else SCAN_ROWS}
-    renderer.env.globals["run_query"] = lambda sql: Answer(answer["rows"])
+    # by input file the scan has no input's nor processed rows' part; numbers as Decimal, as a
+    # driver may return them
+    answer = {"rows": [tuple(decimal.Decimal(v) if isinstance(v, int) else v for v in row) for row in SCAN_ROWS]}
+    if file_col:
+        answer["rows"] = answer["rows"][:3]
+    asked = []
+
+    def run_query(sql):
+        asked.append(sql)
+        return Answer(answer["rows"])
+
+    renderer.env.globals["run_query"] = run_query
     cfg = config(renderer, **({"input_file_col": file_col} if file_col else {}))
     state = {**STATES["later run"], "missing_columns": [], "run_files": ["a.parquet"], "state_table": "t__state"}
     summary = renderer.call("_sw_incremental_summary", cfg, "select * from events", state, "t__state")
@@ -433,11 +454,17 @@ def test_the_summary_adds_the_hours_of_the_scan_up(file_col):
         assert summary["arrival_counts"] is None
     else:
         assert json.loads(summary["arrival_counts"]) == {"1714546800000000": 30, "1714550400000000": 10}
-    # no new rows: no hour, nothing counted
+    # the state's rows are counted by a run by ingestion time once a commit has arrival counts
+    assert ("t__state" in asked[-1]) == (file_col is None)
+    for unchecked in [{**state, **STATES["first run"]}, {**state, "missing_columns": ["arrival_counts"]}]:
+        renderer.call("_sw_incremental_summary", cfg, "select * from events", unchecked, "t__state")
+        assert "t__state" not in asked[-1]
+    # no new rows: no hour, nothing counted; the input's and the processed rows are still read
     answer["rows"] = [] if file_col else SCAN_ROWS[3:]
     empty = renderer.call("_sw_incremental_summary", cfg, "select * from events", state, "t__state")
     assert (empty["new_rows"], empty["max_event_us"], empty["min_update_us"]) == (0, None, None)
     assert empty["arrival_counts"] == (None if file_col else "{}")
+    assert (empty["input_rows"], empty["processed_rows"]) == ((None, None) if file_col else (143, 100))
 
 
 def test_good_config_is_read_in_microseconds(incremental_renderer):
@@ -665,6 +692,28 @@ def planned(renderer, cfg, state, batch_view=None):
 def test_session_config_reads_the_gap(session_renderer):
     cfg = session_renderer.call("_sw_incremental_config", Config(SESSION))
     assert cfg["session"] and cfg["spec"]["gap_us"] == 10 * MINUTE and cfg["lateness_us"] == 20 * MINUTE
+
+
+def test_the_touch_query_has_a_part_for_the_touched_sessions_and_one_for_the_rows_late_by_touch(session_renderer):
+    """Its parts are read by name (_sw_incremental_touch): the touched sessions, their number,
+    earliest start and latest end; the rows that touch an expired session, their number."""
+    renderer = session_renderer
+    session_plan(renderer, "later run", [1, 2, SUMMARY["min_update_us"] - HOUR, SUMMARY["max_update_us"]])
+    (touch,) = [parse(sql) for sql in renderer.queries if "'touched_sessions' as part" in sql]
+    parts = {select.selects[0].unalias().this: select for select in touch.find_all(exp.Select) if select.selects
+             and isinstance(select.selects[0].unalias(), exp.Literal)}  # fmt: skip
+    assert sorted(parts) == ["late_rows", "touched_sessions"]
+    assert [column.sql("spark").lower() for column in parts["touched_sessions"].selects][1:] == [
+        "count(*) as sessions",
+        "min(unix_micros(window_start)) as touched_min_start_us",
+        "max(unix_micros(window_end)) as touched_max_end_us",
+    ]
+    assert parts["touched_sessions"].find(exp.From).sql("spark") == "FROM __sw_touched"
+    late = parts["late_rows"]
+    assert len(late.selects) == 4 and late.selects[1].sql("spark").lower() == "count(*)"
+    assert late.find(exp.From).sql("spark") == "FROM __sw_rows AS __sw_a"
+    (join,) = late.args["joins"]
+    assert join.side == "LEFT" and join.kind == "SEMI" and join.this.sql("spark") == "__sw_expired AS __sw_b"
 
 
 # aggregates a run merges from the stored sessions and the new rows, and ones that need the rows
