@@ -81,7 +81,7 @@
 
     {%- if new_rows == 0 and state.batch_id > 0 -%}
         {#- Nothing new: no table changes. -#}
-        {%- set plan = {'batch_view': batch_view} -%}
+        {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {%- call statement('main') -%}
             {{ spark_windows._sw_incremental_committed_runs_sql(tables.state) }}
         {%- endcall -%}
@@ -118,6 +118,10 @@
             {%- endif -%}
         {%- endif -%}
 
+        {#- The cached views served step 3 only: dropped before the table's partitions change, as
+            each change of a table's partitions re-plans every cached query that reads it. -#}
+        {%- do spark_windows._sw_incremental_uncache(plan) -%}
+
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
                after it is finished by the next run's step 1. -#}
         {%- do spark_windows._sw_incremental_create(tables.state, spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders) -%}
@@ -151,7 +155,6 @@
         {#- 6. Compact the state table every compact_state_every committed runs. -#}
         {%- do spark_windows._sw_incremental_compact_state(cfg, tables.state, batch_id) -%}
     {%- endif -%}
-    {%- do spark_windows._sw_incremental_uncache(plan) -%}
 
     {#- Every table the model keeps exists from its first run on (the changelog with emit='changelog'). -#}
     {%- if cfg.on_watermark -%}

@@ -13,12 +13,15 @@ checks that they all occur).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from incremental_cases import CUTS, click_arrivals, reference_session_models, us
 from incremental_cases import SESSION_MODEL as MODEL
 from incremental_driver import SESSION_MODELS
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental_sessions import SessionModel
+from spark_windows_dev.dbt_harness import run_dbt
 
 
 def assert_run_times_agree(tables: dict, where: str, name: str = MODEL) -> None:
@@ -80,3 +83,34 @@ def test_replay_of_session_windows_matches_the_reference_model(incremental_repla
         assert refreshed[f"{name}:windows"] != after[f"{name}:windows"], (
             f"{name}: the late rows should join sessions now"
         )
+
+
+@pytest.mark.slow
+def test_a_session_run_changes_the_tables_partitions_with_nothing_cached(warehouse, monkeypatch):
+    """A run caches the new rows, the stored sessions they touch and the recomputed ones for its
+    staging query. Each change of a table's partitions re-plans every cached query that reads the
+    table (0.4-0.7 s a statement on a small table, more as it grows): the run drops them once the
+    staging table is written, so that the table's partitions are dropped and added with Spark's
+    cache empty."""
+    if warehouse.spark is None:
+        pytest.skip("reads Spark's cache in this process; runs on the local target")
+    from dbt.adapters.spark.connections import SparkConnectionManager
+
+    cache = warehouse.spark._jsparkSession.sharedState().cacheManager()
+    changes = re.compile(rf"alter table [`\w.]*{MODEL}`? (drop|add) ", re.IGNORECASE)
+    cached_at_changes = []
+    original = SparkConnectionManager.add_query
+
+    def add_query(manager, sql, *args, **kwargs):
+        if changes.search(sql):
+            cached_at_changes.append(not cache.isEmpty())
+        return original(manager, sql, *args, **kwargs)
+
+    command = ["run", "--select", f"raw_clicks {MODEL}"]
+    run_dbt([*command, "--full-refresh"], env={"SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": CUTS[0]})
+    monkeypatch.setattr(SparkConnectionManager, "add_query", add_query)
+    run_dbt(command, env={"SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": CUTS[1]})
+    assert cached_at_changes, "the run should have dropped and added partitions of the table"
+    assert not any(cached_at_changes), (
+        f"Spark's cache held queries at {cached_at_changes.count(True)} partition changes"
+    )
