@@ -354,6 +354,16 @@ def test_the_arrival_check_parses_and_reads_the_state_only_with_a_processed_time
     assert "ingested_at <= timestamp_micros(1714554000000000)" in check
 
 
+def union_parts(query: exp.Expression) -> dict[str, exp.Select]:
+    """The parts of a query of parts under `union all`, by the literal tag each selects first."""
+    selects = [query] if isinstance(query, exp.Select) else list(query.find_all(exp.Select))
+    return {
+        select.selects[0].unalias().this: select
+        for select in selects
+        if select.selects and isinstance(select.selects[0].unalias(), exp.Literal)
+    }
+
+
 @pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
 def test_the_scan_of_the_new_rows_counts_them_by_hour_and_the_input_only_with_a_state(
     incremental_renderer, state_table
@@ -363,14 +373,8 @@ def test_the_scan_of_the_new_rows_counts_them_by_hour_and_the_input_only_with_a_
     scan = incremental_renderer.call(
         "_sw_incremental_summary_sql", cfg, "select * from events", state, None, state_table
     )
-    parsed = parse(scan)
     # one query: the hours' part, and with a state the input's and the processed rows' parts
-    parts = [parsed] if isinstance(parsed, exp.Select) else list(parsed.find_all(exp.Select))
-    parts = {
-        part.selects[0].unalias().this: part
-        for part in parts
-        if part.selects and isinstance(part.selects[0].unalias(), exp.Literal)
-    }
+    parts = union_parts(parse(scan))
     assert sorted(parts) == (["hour"] if state_table is None else ["hour", "input_rows", "processed_rows"])
     assert [column.alias_or_name for column in parts["hour"].selects] == [
         "part", "hour_us", "new_rows", "rows_without_ingestion_time", "max_ingestion_us", "max_event_us", "late_rows",
@@ -700,8 +704,7 @@ def test_the_touch_query_has_a_part_for_the_touched_sessions_and_one_for_the_row
     renderer = session_renderer
     session_plan(renderer, "later run", [1, 2, SUMMARY["min_update_us"] - HOUR, SUMMARY["max_update_us"]])
     (touch,) = [parse(sql) for sql in renderer.queries if "'touched_sessions' as part" in sql]
-    parts = {select.selects[0].unalias().this: select for select in touch.find_all(exp.Select) if select.selects
-             and isinstance(select.selects[0].unalias(), exp.Literal)}  # fmt: skip
+    parts = union_parts(touch)
     assert sorted(parts) == ["late_rows", "touched_sessions"]
     assert [column.sql("spark").lower() for column in parts["touched_sessions"].selects][1:] == [
         "count(*) as sessions",
