@@ -201,7 +201,7 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {#- Drops the views a run cached (named in `plan`, or in {'batch_view': ...} when it stopped
     before planning); nothing for fixed windows, which cache none. -#}
 {% macro _sw_incremental_uncache(plan) %}
-    {%- for key in ['batch_view', 'candidates_view', 'touched_view', 'fresh_view'] if plan.get(key) -%}
+    {%- for key in ['batch_view', 'candidates_view', 'touched_view'] if plan.get(key) -%}
         {%- do run_query('drop view if exists ' ~ plan[key]) -%}
     {%- endfor -%}
 {% endmacro %}
@@ -262,7 +262,7 @@ left semi join __sw_expired as __sw_b
                      per-row-gap form; a session is the union of its rows' windows, so joining
                      stored sessions with new rows' windows gives the sessions of all their
                      rows), then grouped by group and number, their aggregates merged.
-    __sw_fresh reads plan.fresh_view instead once _sw_incremental_session_cache_fresh cached it. -#}
+    The staging query reads __sw_fresh once: it is not cached. -#}
 {% macro _sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan) -%}
     {%- set keys = cfg.group_cols -%}
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
@@ -271,12 +271,6 @@ left semi join __sw_expired as __sw_b
     {#- the columns that tell a late row of the late table from the rows re-read -#}
     {%- set identity = keys + [cfg.time_col, cfg.ingestion_col] + ([cfg.file_col] if cfg.file_col else []) -%}
 {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
-{%- if plan.get('fresh_view') %}
-
-__sw_fresh as (
-    select * from {{ plan.fresh_view }}
-)
-{%- else %}
 {%- if reread and merges %}
 
 __sw_elements as (
@@ -356,22 +350,7 @@ __sw_fresh as (
     from {{ spark_windows.window_aggregate('__sw_scope', cfg.time_col, {'type': 'session', 'gap': cfg.window.gap}, keys, cfg.aggregates) }} as __sw_s
 )
 {%- endif %}
-{%- endif %}
 {%- endmacro %}
-
-
-{#- The recomputed sessions are read by several parts of the staging query (the next version and
-    the partitions it empties): an incremental run caches them once, as a temporary view of this
-    connection that plan.fresh_view names (dropped by _sw_incremental_uncache). A first
-    run has nothing else to read and computes them inline. -#}
-{% macro _sw_incremental_session_cache_fresh(cfg, model_sql, target, late_table, plan) %}
-    {%- if plan.target_exists and plan.min_update_us is not none -%}
-        {%- set view_sql = spark_windows._sw_incremental_inline_ctes('with '
-            ~ spark_windows._sw_incremental_session_fresh_ctes(cfg, model_sql, target, late_table, plan)
-            ~ '\n\nselect * from __sw_fresh') -%}
-        {%- do plan.update({'fresh_view': spark_windows._sw_incremental_cache_view('fresh', target, view_sql)}) -%}
-    {%- endif -%}
-{% endmacro %}
 
 
 {#- The next version of every partition the run rewrites, with a role per row:

@@ -57,15 +57,6 @@ mapreduce.fileoutputcommitter.algorithm.version
 {% endmacro %}
 
 
-{#- Sessions: the recomputed sessions, which the staging query reads several times, are cached
-    once (plan.fresh_view, _sw_incremental_session_cache_fresh). Nothing for fixed windows. -#}
-{% macro _sw_incremental_cache_fresh(cfg, model_sql, target, tables, plan) %}
-    {%- if cfg.session -%}
-        {%- do spark_windows._sw_incremental_session_cache_fresh(cfg, model_sql, target, tables.late, plan) -%}
-    {%- endif -%}
-{% endmacro %}
-
-
 {#- The SQL of a run's window family, one signature for both:
       stage            the next version of the partitions the run rewrites (written to `pending`);
       late             the late rows of the batch;

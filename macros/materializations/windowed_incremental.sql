@@ -91,7 +91,6 @@
         {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view, touch) -%}
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
-        {%- do spark_windows._sw_incremental_cache_fresh(cfg, sql, target, tables, plan) -%}
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog.

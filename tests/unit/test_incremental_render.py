@@ -760,20 +760,11 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     assert "from __sw_batch_sensor_vehicles as __sw_new" in summary
     parse(summary)
     assert plan["late_rows"] == SUMMARY["late_rows"] + (1 if later else 0)
-    renderer.queries.clear()
-    renderer.call("_sw_incremental_cache_fresh", cfg, SESSION_SQL, Target(), {"late": "late_t"}, plan)
-    # an incremental run caches the recomputed sessions; a first run computes them inline
-    fresh = [sql for sql in renderer.queries if sql.startswith("create or replace")]
-    assert [sql for sql in renderer.queries if sql.startswith("cache lazy table")] == (
-        ["cache lazy table __sw_fresh_sensor_vehicles"] if later else []
-    )
+    # the staging query recomputes the sessions it reads once, inline: nothing more is cached
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)
-    assert ("select * from __sw_fresh_sensor_vehicles" in pending_text) == later
-    # the rows of touched sessions are read again (in the cached view of an incremental run)
-    recompute = fresh[0].split(" as\n", 1)[1] if later else pending_text
-    parse(recompute)
-    assert not later or not re.search(r"(?im)^\s*with\b|^__sw_\w+ as \(", recompute)
+    fresh = [table.name for table in pending.find_all(exp.Table) if table.name.startswith("__sw_fresh")]
+    assert fresh == ["__sw_fresh"], f"the staging query should read the recomputed sessions once: {fresh}"
     assert [column.alias_or_name for column in pending.selects][-(5 + len(firing_columns(policy))) :] == [
         "is_final",
         *firing_columns(policy),
@@ -786,11 +777,11 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     # unless every aggregate merges: then the touched sessions' spans and aggregates are joined
     # with the new rows'; the touched sessions themselves come from their cache
     merged = later and touched > 0 and aggregates is MERGED
-    assert ("from late_t" in recompute) == (later and touched > 0 and not merged)
-    assert ("as __sw_elements" in recompute) == merged
+    assert ("from late_t" in pending_text) == (later and touched > 0 and not merged)
+    assert ("__sw_elements as (" in pending_text) == merged
     if merged:
-        assert "sum(clicks) as clicks" in recompute and "min(low) as low" in recompute
-        assert "sum(paying) as paying" in recompute and "max(top) as top" in recompute
+        assert "sum(clicks) as clicks" in pending_text and "min(low) as low" in pending_text
+        assert "sum(paying) as paying" in pending_text and "max(top) as top" in pending_text
     assert ("select * from __sw_touched_sensor_vehicles" in pending_text) == later
     late = parse(renderer.call("_sw_incremental_session_late_sql", cfg, SESSION_SQL, Target(), plan))
     assert "missed_windows" in [column.alias_or_name for column in late.selects]
@@ -992,7 +983,6 @@ def test_every_statement_keeps_the_models_sql_as_written(incremental_renderer, s
     before = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view)
     touch = renderer.call("_sw_incremental_touch", cfg, MULTILINE_SQL, Target(), before)
     plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view, touch)
-    renderer.call("_sw_incremental_cache_fresh", cfg, MULTILINE_SQL, Target(), {"late": "late_t"}, plan)
     sessions = [
         *renderer.queries,
         renderer.call("_sw_incremental_session_pending_sql", cfg, MULTILINE_SQL, Target(), "late_t", plan),
