@@ -87,9 +87,9 @@ def test_replay_of_session_windows_matches_the_reference_model(incremental_repla
 
 @pytest.mark.slow
 def test_a_session_run_changes_the_tables_partitions_with_nothing_cached(warehouse, monkeypatch):
-    """A run caches the new rows, the stored sessions they touch and the recomputed ones for its
-    staging query. Each change of a table's partitions re-plans every cached query that reads the
-    table (0.4-0.7 s a statement on a small table, more as it grows): the run drops them once the
+    """A run caches the new rows, the stored sessions they can touch and those they touch, for its
+    touch and staging queries. Each change of a table's partitions re-plans every cached query
+    that reads the table (0.2-0.7 s a statement on a small table): the run drops them once the
     staging table is written, so that the table's partitions are dropped and added with Spark's
     cache empty."""
     if warehouse.spark is None:
