@@ -198,8 +198,8 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {% endmacro %}
 
 
-{#- Drops the views a run cached (named in `plan`, or in {'batch_view': ...} when it stopped
-    before planning); nothing for fixed windows, which cache none. -#}
+{#- Drops the views a run cached (named in `plan`, or in {'batch_view': ...} when it stops or has
+    nothing new before planning); nothing for fixed windows, which cache none. -#}
 {% macro _sw_incremental_uncache(plan) %}
     {%- for key in ['batch_view', 'candidates_view', 'touched_view'] if plan.get(key) -%}
         {%- do run_query('drop view if exists ' ~ plan[key]) -%}

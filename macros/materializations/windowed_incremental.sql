@@ -117,8 +117,9 @@
             {%- endif -%}
         {%- endif -%}
 
-        {#- The cached views served step 3 only: dropped before the table's partitions change, as
-            each change of a table's partitions re-plans every cached query that reads it. -#}
+        {#- The cached views (sessions) served steps 2 and 3 only: dropped before the table's
+            partitions change, as each change of a table's partitions re-plans every cached query
+            that reads it. -#}
         {%- do spark_windows._sw_incremental_uncache(plan) -%}
 
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
