@@ -60,11 +60,17 @@
 
 {#- With input_file_col: the row is from one of the files this run reads (bounds.run_files). -#}
 {% macro _sw_incremental_in_run_files(cfg, bounds) -%}
+    {{ cfg.file_col }} in ({{ spark_windows._sw_incremental_file_literals(bounds.run_files) }})
+{%- endmacro %}
+
+
+{#- `paths` as a list of string literals, for an `in` list. -#}
+{% macro _sw_incremental_file_literals(paths) -%}
     {%- set files = [] -%}
-    {%- for path in bounds.run_files -%}
+    {%- for path in paths -%}
         {%- do files.append(spark_windows._sw_string_literal(path)) -%}
     {%- endfor -%}
-    {{ cfg.file_col }} in ({{ files | join(', ') }})
+    {{ files | join(', ') }}
 {%- endmacro %}
 
 

@@ -77,28 +77,68 @@
 
 {#- Step 2 with input_file_col: the input's files, with their rows, that no committed run
     processed (`state_table`: none before the first commit); their rows are the run's new rows.
-    A file a committed run processed with another number of rows, and rows without a file, are
-    refused before any table changes. Returns {files (sorted), counts (JSON text
-    {"<file>": rows}, the run's arrival_counts)}. -#}
+    After a commit, the state's entries give the processed files and their rows, and one query
+    lists the other files (the processed ones named in it, so Spark opens none of them) and
+    counts the input's rows from the files' footers: when the input holds the processed rows
+    and the new ones, no processed file changed (but for one losing rows as another processed
+    file gains as many, which goes unseen). Only otherwise, and on a first run, is every file
+    counted (_sw_incremental_list_files_sql): a processed file that now holds another number
+    of rows, and rows without a file, are refused before any table changes; a processed file no
+    longer in the input (retention) gets its rows back as a negative entry in this run's
+    commit, so that the next runs' counts add up again (a run without new rows commits
+    nothing: the next run with new rows records it). Returns {files (sorted), counts (JSON
+    text {"<file>": rows}, the run's arrival_counts)}. -#}
 {% macro _sw_incremental_list_files(cfg, model_sql, state_table) %}
+    {%- set processed = {} -%}
+    {%- if state_table is not none -%}
+        {%- for row in run_query(spark_windows._sw_incremental_processed_counts_sql(state_table)).rows -%}
+            {%- do processed.update({row[0]: processed.get(row[0], 0) + row[1] | int}) -%}
+        {%- endfor -%}
+        {%- set kept = [] -%}
+        {%- for file, rows in processed | dictsort if rows != 0 -%}
+            {%- do kept.append(file) -%}
+        {%- endfor -%}
+        {%- set found = {} -%}
+        {%- set input = {'rows': none} -%}
+        {%- for row in run_query(spark_windows._sw_incremental_unlisted_files_sql(cfg, model_sql, kept)).rows -%}
+            {%- if row[0] == 'input' -%}
+                {%- do input.update({'rows': row[2] | int}) -%}
+            {%- elif row[1] is not none -%}
+                {%- do found.update({row[1]: row[2] | int}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- if input.rows == (processed.values() | sum) + (found.values() | sum) -%}
+            {{ return({'files': found.keys() | sort, 'counts': tojson(found, sort_keys=true)}) }}
+        {%- endif -%}
+    {%- endif -%}
     {%- set found = {} -%}
-    {%- for row in run_query(spark_windows._sw_incremental_list_files_sql(cfg, model_sql, state_table)).rows -%}
+    {%- set counts = {} -%}
+    {%- set listed = {} -%}
+    {%- for row in run_query(spark_windows._sw_incremental_list_files_sql(cfg, model_sql)).rows -%}
+        {%- set rows = row[1] | int -%}
+        {%- set before = processed.get(row[0], 0) -%}
         {%- if row[0] is none -%}
             {{ exceptions.raise_compiler_error(
-                "windowed_incremental: " ~ row[1] ~ " rows of " ~ this ~ "'s input have a NULL " ~ cfg.file_col
+                "windowed_incremental: " ~ rows ~ " rows of " ~ this ~ "'s input have a NULL " ~ cfg.file_col
                 ~ " (input_file_col); with input_file_col every row needs the file it was read from, such as "
                 ~ "_metadata.file_path AS " ~ cfg.file_col ~ " where the model's SQL reads a file-based table. This run changed nothing.") }}
-        {%- elif row[2] is not none -%}
+        {%- elif before != 0 and before != rows -%}
             {{ exceptions.raise_compiler_error(
-                "windowed_incremental: the input file " ~ row[0] ~ " of " ~ this ~ " held " ~ row[2]
-                ~ " rows of the model's input when a committed run processed it, and now holds " ~ row[1]
+                "windowed_incremental: the input file " ~ row[0] ~ " of " ~ this ~ " held " ~ before
+                ~ " rows of the model's input when a committed run processed it, and now holds " ~ rows
                 ~ ": a file must not change once it has landed (a compaction or an overwrite of the input rewrites files), "
                 ~ "and the model's SQL must keep the same rows of each file. This run changed nothing. Run the model with "
                 ~ "--full-refresh to compute every window from the input as it is.") }}
+        {%- elif before == 0 -%}
+            {%- do found.update({row[0]: rows}) -%}
         {%- endif -%}
-        {%- do found.update({row[0]: row[1] | int}) -%}
+        {%- do listed.update({row[0]: rows}) -%}
     {%- endfor -%}
-    {{ return({'files': found.keys() | sort, 'counts': tojson(found, sort_keys=true)}) }}
+    {%- do counts.update(found) -%}
+    {%- for file, rows in processed.items() if rows != 0 and file not in listed -%}
+        {%- do counts.update({file: -rows}) -%}
+    {%- endfor -%}
+    {{ return({'files': found.keys() | sort, 'counts': tojson(counts, sort_keys=true)}) }}
 {% endmacro %}
 
 

@@ -132,35 +132,48 @@ alter table {{ state_table }} add columns ({% for column in columns %}{{ column 
 {%- endmacro %}
 
 
-{#- With input_file_col: the input's rows counted per file, the files a committed run processed
-    (`state_table`: none before the first commit) left out unless their rows changed since. One
-    row per file: file, input_rows, processed_rows (NULL for a file no run processed). No column
-    but the file's is read (Parquet files keep their row counts in their footers). -#}
-{% macro _sw_incremental_list_files_sql(cfg, model_sql, state_table) -%}
-with __sw_listed as (
-    select {{ cfg.file_col }} as file, count(*) as input_rows
-    from (
-        {{ model_sql }}
-    ) as __sw_input
-    group by 1
-)
-{%- if state_table is not none %},
+{#- With input_file_col: every file of the input with its rows (one row per file: file,
+    input_rows). No column but the file's is read (Parquet files keep their row counts in their
+    footers), but every file of the input is visited. -#}
+{% macro _sw_incremental_list_files_sql(cfg, model_sql) -%}
+select {{ cfg.file_col }} as file, count(*) as input_rows
+from (
+    {{ model_sql }}
+) as __sw_listed
+group by {{ cfg.file_col }}
+{%- endmacro %}
 
-__sw_processed as (
-    select __sw_entry.key as file, sum(__sw_entry.value) as processed_rows
-    from {{ state_table }}
-    lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
-    group by 1
-)
-{%- endif %}
 
-select __sw_l.file, __sw_l.input_rows, {{ '__sw_p.processed_rows' if state_table is not none else 'cast(null as bigint)' }}
-from __sw_listed as __sw_l
-{%- if state_table is not none %}
-left join __sw_processed as __sw_p
-    on __sw_l.file = __sw_p.file
-where __sw_p.file is null or __sw_p.processed_rows <> __sw_l.input_rows
+{#- With input_file_col and a committed run: the files of the input that are not among
+    `processed_files` (the files the committed runs processed, named in the SQL: Spark leaves
+    them out while it lists the input's files, and opens none of them), each with its rows
+    (part 'file'), and one count of every row of the input (part 'input', from the files'
+    footers). A row whose file is NULL is in no 'file' row but in the input's count. -#}
+{% macro _sw_incremental_unlisted_files_sql(cfg, model_sql, processed_files) -%}
+select 'file' as part, {{ cfg.file_col }} as file, count(*) as input_rows
+from (
+    {{ model_sql }}
+) as __sw_unlisted
+{%- if processed_files %}
+where {{ cfg.file_col }} not in ({{ spark_windows._sw_incremental_file_literals(processed_files) }})
 {%- endif %}
+group by {{ cfg.file_col }}
+
+union all
+
+select 'input', null, count(*)
+from (
+    {{ model_sql }}
+) as __sw_input
+{%- endmacro %}
+
+
+{#- With input_file_col: each commit's entries of the files it processed (file, rows); a file
+    found removed from the input is entered again by a later commit, with its rows negative. -#}
+{% macro _sw_incremental_processed_counts_sql(state_table) -%}
+select __sw_entry.key as file, __sw_entry.value as processed_rows
+from {{ state_table }}
+lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
 {%- endmacro %}
 
 

@@ -227,6 +227,70 @@ def test_a_run_stopped_before_its_commit_leaves_its_files_to_the_next(project):
     assert_every_row_counted_once(project)
 
 
+FIFTH = clicks(("dan", "09:00:00", 12, "09:00:30"), ("dan", "09:00:40", 13, "09:01:00"))
+SIXTH = clicks(("eve", "10:00:00", 14, "10:00:20"))
+SEVENTH = clicks(("eve", "10:30:00", 15, "10:30:10"))
+
+
+def files_of(project: dict) -> set[str]:
+    return {path for (path,) in rows(project, f"select distinct _metadata.file_path from {LANDED}")}
+
+
+def test_a_removed_file_is_counted_back_once_and_later_runs_list_only_new_files(project, monkeypatch):
+    """After a commit a run names the processed files in its listing, so that Spark opens none of
+    them, and counts the whole input: the full listing, which opens every file, runs only when
+    the counts do not add up. A processed file removed from the input (retention) makes them
+    not add up once: the next run's commit enters its rows back, and the runs after it list
+    only new files again."""
+    from dbt.adapters.spark.connections import SparkConnectionManager
+
+    listings = []
+    original = SparkConnectionManager.add_query
+
+    def add_query(manager, sql, *args, **kwargs):
+        for name, alias in [("unlisted", "__sw_unlisted"), ("full", "__sw_listed")]:
+            if re.search(rf"\)\s+as {alias}\b", sql):
+                listings.append(name)
+        return original(manager, sql, *args, **kwargs)
+
+    monkeypatch.setattr(SparkConnectionManager, "add_query", add_query)
+    before = files_of(project)
+    land(project, FIFTH)
+    retired = files_of(project) - before
+    run(project, BY_FILE)
+    assert sorted(listings) == ["unlisted", "unlisted"]
+    assert_every_row_counted_once(project)
+
+    # FIFTH's files are removed; SIXTH lands
+    for path in retired:
+        removed = Path(unquote(urlparse(path).path))
+        removed.unlink()
+        (removed.parent / f".{removed.name}.crc").unlink(missing_ok=True)
+    project["spark"].sql(f"refresh table {LANDED}")
+    land(project, SIXTH)
+    listings.clear()
+    run(project, BY_FILE)
+    assert sorted(listings) == ["full", "full", "unlisted", "unlisted"]
+    (input_rows,) = rows(project, f"select count(*) from {LANDED}")[0]
+    for model in ["clicks_per_minute", "click_sessions"]:
+        entries = rows(
+            project,
+            f"select key, sum(value) from {SCHEMA}.{model}__state "
+            "lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) entry as key, value group by key",
+        )
+        assert {path for path, count in entries if count == 0} == retired, model
+        assert sum(count for _, count in entries) == input_rows, model
+
+    land(project, SEVENTH)
+    listings.clear()
+    run(project, BY_FILE)
+    assert sorted(listings) == ["unlisted", "unlisted"]
+    # FIFTH's rows stay counted in the windows that took them
+    landed = project["landed"]
+    assert actual(project, "clicks_per_minute") == expected(landed, lambda events: tumble(events, MINUTE))
+    assert actual(project, "click_sessions") == expected(landed, lambda events: session(events, GAP))
+
+
 def test_a_processed_file_that_changed_is_refused(project):
     counted = rows(project, f"select _metadata.file_path, count(*) from {LANDED} group by 1 order by 2 desc")
     (larger, _), (smaller, _) = counted[0], counted[-1]

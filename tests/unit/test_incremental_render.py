@@ -267,20 +267,117 @@ def test_the_settings_name_input_file_col_only_when_it_is_given(incremental_rend
 FILES = ["file:/lake/clicks/part-0.parquet", "file:/lake/clicks/it's-1.parquet"]
 
 
-@pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
-def test_the_file_listing_leaves_out_the_processed_files_only_with_a_state(incremental_renderer, state_table):
+def test_the_full_file_listing_counts_the_rows_of_every_file(incremental_renderer):
     cfg = config(incremental_renderer, input_file_col="source_file")
-    listing = incremental_renderer.call("_sw_incremental_list_files_sql", cfg, MODEL_SQL, state_table)
-    parsed = parse(listing)
-    assert len(parsed.selects) == 3
-    counted = parsed.find(exp.CTE).sql("spark").lower()
-    assert "source_file as file" in counted and "count(*) as input_rows" in counted and "group by" in counted
-    if state_table is None:
-        assert "sensor_vehicles__state" not in listing and parsed.find(exp.Join) is None
+    parsed = parse(incremental_renderer.call("_sw_incremental_list_files_sql", cfg, MODEL_SQL))
+    assert [select.sql("spark").lower() for select in parsed.selects] == [
+        "source_file as file",
+        "count(*) as input_rows",
+    ]
+    assert parsed.args["group"].sql("spark").lower() == "group by source_file"
+    assert parsed.args.get("where") is None and "__state" not in parsed.sql()
+
+
+@pytest.mark.parametrize("processed", [[], FILES])
+def test_the_listing_after_a_commit_names_the_processed_files_and_counts_the_whole_input(
+    incremental_renderer, processed
+):
+    cfg = config(incremental_renderer, input_file_col="source_file")
+    parsed = parse(incremental_renderer.call("_sw_incremental_unlisted_files_sql", cfg, MODEL_SQL, processed))
+    assert isinstance(parsed, exp.Union) and not parsed.args.get("distinct")
+    files, count = parsed.left, parsed.right
+    assert files.selects[0].sql() == "'file' AS part" and files.args["group"].sql() == "GROUP BY source_file"
+    where = files.args.get("where")
+    if processed:
+        assert where.sql("spark") == (
+            "WHERE NOT source_file IN ('file:/lake/clicks/part-0.parquet', 'file:/lake/clicks/it\\'s-1.parquet')"
+        )
     else:
-        assert "arrival_counts" in listing
-        # a file no commit names, or one whose rows changed since
-        assert "__sw_p.file is null or __sw_p.processed_rows <> __sw_l.input_rows" in listing
+        assert where is None
+    # every row of the input, whatever its file
+    assert count.selects[0].sql() == "'input'" and count.args.get("where") is None
+    assert count.find(exp.Count) is not None and count.args.get("group") is None
+
+
+def test_the_processed_counts_are_the_state_entries(incremental_renderer):
+    parsed = parse(incremental_renderer.call("_sw_incremental_processed_counts_sql", "spark_windows.v__state"))
+    assert [select.alias for select in parsed.selects] == ["file", "processed_rows"]
+    assert "arrival_counts" in parsed.sql() and parsed.args.get("group") is None
+
+
+PROCESSED_COUNTS = "select __sw_entry.key as file"
+UNLISTED = "select 'file' as part"
+LISTED = "select source_file as file"
+
+
+def list_files(renderer, processed, unlisted, listed, state_table="spark_windows.v__state"):
+    """_sw_incremental_list_files with the state's entries, the unlisted files' query and the full
+    listing answering `processed`, `unlisted` and `listed`; the queries it ran, and what it returned."""
+    renderer.env.globals["this"] = "spark_windows.v"
+    renderer.answers.update({PROCESSED_COUNTS: processed, UNLISTED: unlisted, LISTED: listed})
+    cfg = renderer.call("_sw_incremental_config", Config({**GOOD, "input_file_col": "source_file"}))
+    found = renderer.call("_sw_incremental_list_files", cfg, MODEL_SQL, state_table)
+    return asked(renderer), found
+
+
+def asked(renderer) -> list[str]:
+    """Which of the listing's queries the renderer was asked, in order."""
+    return [
+        next(start for start in [PROCESSED_COUNTS, UNLISTED, LISTED] if sql.startswith(start))
+        for sql in renderer.queries
+    ]
+
+
+def test_a_listing_whose_counts_add_up_reads_no_processed_file(catalog_renderer):
+    # a and b processed (b in two commits), c new: 9 rows in all
+    queries, found = list_files(
+        catalog_renderer, [["a", 3], ["b", 1], ["b", 1]], [["file", "c", 4], ["input", None, 9]], []
+    )
+    assert queries == [PROCESSED_COUNTS, UNLISTED]
+    assert "('a', 'b')" in catalog_renderer.queries[1]
+    assert found == {"files": ["c"], "counts": '{"c": 4}'}
+
+
+def test_a_removed_file_is_counted_back_by_the_full_listing(catalog_renderer):
+    # b is gone: the input holds 3 + 4 rows, not 3 + 2 + 4
+    queries, found = list_files(
+        catalog_renderer, [["a", 3], ["b", 2]], [["file", "c", 4], ["input", None, 7]], [["a", 3], ["c", 4]]
+    )
+    assert queries == [PROCESSED_COUNTS, UNLISTED, LISTED]
+    assert found == {"files": ["c"], "counts": '{"b": -2, "c": 4}'}
+
+
+def test_a_file_counted_back_is_no_longer_named_and_is_new_if_it_lands_again(catalog_renderer):
+    queries, found = list_files(
+        catalog_renderer, [["a", 3], ["b", 2], ["b", -2]], [["file", "b", 5], ["input", None, 8]], []
+    )
+    assert queries == [PROCESSED_COUNTS, UNLISTED]
+    assert "not in ('a')" in catalog_renderer.queries[1]
+    assert found == {"files": ["b"], "counts": '{"b": 5}'}
+
+
+@pytest.mark.parametrize(
+    "listed, message",
+    [
+        (
+            [["a", 4], ["c", 4]],
+            "the input file a of spark_windows.v held 3 rows of the model's input when a committed run",
+        ),
+        ([["a", 3], ["c", 4], [None, 2]], "2 rows of spark_windows.v's input have a NULL source_file (input_file_col)"),
+    ],
+)
+def test_a_changed_file_or_rows_without_one_fail_the_run_after_the_full_listing(catalog_renderer, listed, message):
+    total = sum(rows for _, rows in listed)
+    with pytest.raises(CompilerError) as error:
+        list_files(catalog_renderer, [["a", 3]], [["file", "c", 4], ["input", None, total]], listed)
+    assert message in str(error.value)
+    assert asked(catalog_renderer) == [PROCESSED_COUNTS, UNLISTED, LISTED]
+
+
+def test_a_first_run_counts_every_file(catalog_renderer):
+    queries, found = list_files(catalog_renderer, [], [], [["a", 3], ["c", 4]], state_table=None)
+    assert queries == [LISTED]
+    assert found == {"files": ["a", "c"], "counts": '{"a": 3, "c": 4}'}
 
 
 @pytest.mark.parametrize("which", ["run", "processed", "committed"])
