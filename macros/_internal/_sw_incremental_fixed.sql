@@ -33,8 +33,9 @@
     row processed up to and with this run) or 'committed' (the rows the committed runs processed).
     `bounds`: the plan, or the state before it: by ingestion time (_sw_incremental_arrivals)
     after_us and until_us; with input_file_col, by input file: run_files (the files this run
-    reads, named in the SQL so that Spark reads no other file) and state_table (whose commits'
-    arrival_counts name the files they processed; none before the first commit). -#}
+    reads) and processed_files (the files the committed runs processed, from their commits'
+    arrival_counts: _sw_incremental_list_files), both named in the SQL so that Spark opens no
+    other file, and state_table (none before the first commit). -#}
 {% macro _sw_incremental_input_sql(cfg, model_sql, bounds, which) -%}
     {%- if cfg.file_col is none -%}
         {{ spark_windows._sw_incremental_arrivals(cfg, model_sql,
@@ -42,9 +43,8 @@
             bounds.after_us if which == 'committed' else bounds.until_us) }}
     {%- else -%}
         {%- set parts = [] -%}
-        {%- if which in ['committed', 'processed'] and bounds.state_table is not none -%}
-            {%- do parts.append(cfg.file_col ~ ' in (\n'
-                ~ spark_windows._sw_incremental_processed_files_sql(bounds.state_table) ~ '\n        )') -%}
+        {%- if which in ['committed', 'processed'] and bounds.processed_files -%}
+            {%- do parts.append(cfg.file_col ~ ' in (' ~ spark_windows._sw_incremental_file_literals(bounds.processed_files) ~ ')') -%}
         {%- endif -%}
         {%- if which in ['run', 'processed'] and bounds.run_files -%}
             {%- do parts.append(spark_windows._sw_incremental_in_run_files(cfg, bounds)) -%}
@@ -83,15 +83,6 @@
         {{ return(none) }}
     {%- endif -%}
     {{ return(spark_windows._sw_incremental_in_run_files(cfg, plan) if plan.run_files else 'false') }}
-{%- endmacro %}
-
-
-{#- The input files the committed runs processed (the keys of each commit's arrival_counts, with
-    input_file_col). -#}
-{% macro _sw_incremental_processed_files_sql(state_table) -%}
-            select __sw_entry.key
-            from {{ state_table }}
-            lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
 {%- endmacro %}
 
 

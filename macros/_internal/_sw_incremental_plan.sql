@@ -87,7 +87,8 @@
     longer in the input (retention) gets its rows back as a negative entry in this run's
     commit, so that the next runs' counts add up again (a run without new rows commits
     nothing: the next run with new rows records it). Returns {files (sorted), counts (JSON
-    text {"<file>": rows}, the run's arrival_counts)}. -#}
+    text {"<file>": rows}, the run's arrival_counts), processed (the processed files, sorted,
+    that the input may hold: the rows the run re-reads are those of these files and its own)}. -#}
 {% macro _sw_incremental_list_files(cfg, model_sql, state_table) %}
     {%- set processed = {} -%}
     {%- if state_table is not none -%}
@@ -108,7 +109,7 @@
             {%- endif -%}
         {%- endfor -%}
         {%- if input.rows == (processed.values() | sum) + (found.values() | sum) -%}
-            {{ return({'files': found.keys() | sort, 'counts': tojson(found, sort_keys=true)}) }}
+            {{ return({'files': found.keys() | sort, 'counts': tojson(found, sort_keys=true), 'processed': kept}) }}
         {%- endif -%}
     {%- endif -%}
     {%- set found = {} -%}
@@ -138,7 +139,11 @@
     {%- for file, rows in processed.items() if rows != 0 and file not in listed -%}
         {%- do counts.update({file: -rows}) -%}
     {%- endfor -%}
-    {{ return({'files': found.keys() | sort, 'counts': tojson(counts, sort_keys=true)}) }}
+    {%- set kept = [] -%}
+    {%- for file, rows in processed | dictsort if rows != 0 and file in listed -%}
+        {%- do kept.append(file) -%}
+    {%- endfor -%}
+    {{ return({'files': found.keys() | sort, 'counts': tojson(counts, sort_keys=true), 'processed': kept}) }}
 {% endmacro %}
 
 
@@ -169,6 +174,7 @@
         'late_rows': summary.late_rows,
         'run_files': state.get('run_files'),
         'state_table': state.get('state_table'),
+        'processed_files': state.get('processed_files'),
         'run_us': (started.timestamp() * 1000000) | round | int,
     } -%}
     {%- set ranges = [] -%}

@@ -60,7 +60,8 @@
            which must add up to the processed and the new ones: rows no run read are refused. -#}
     {%- if cfg.file_col is not none -%}
         {%- set listing = spark_windows._sw_incremental_list_files(cfg, sql, tables.state if state.batch_id > 0 else none) -%}
-        {%- do state.update({'run_files': listing.files, 'state_table': tables.state if state.batch_id > 0 else none}) -%}
+        {%- do state.update({'run_files': listing.files, 'processed_files': listing.processed,
+            'state_table': tables.state if state.batch_id > 0 else none}) -%}
     {%- endif -%}
     {%- set batch_view = spark_windows._sw_incremental_cache_batch(cfg, sql, target, state) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, tables.state, batch_view) -%}

@@ -335,7 +335,7 @@ def test_a_listing_whose_counts_add_up_reads_no_processed_file(catalog_renderer)
     )
     assert queries == [PROCESSED_COUNTS, UNLISTED]
     assert "('a', 'b')" in catalog_renderer.queries[1]
-    assert found == {"files": ["c"], "counts": '{"c": 4}'}
+    assert found == {"files": ["c"], "counts": '{"c": 4}', "processed": ["a", "b"]}
 
 
 def test_a_removed_file_is_counted_back_by_the_full_listing(catalog_renderer):
@@ -344,7 +344,7 @@ def test_a_removed_file_is_counted_back_by_the_full_listing(catalog_renderer):
         catalog_renderer, [["a", 3], ["b", 2]], [["file", "c", 4], ["input", None, 7]], [["a", 3], ["c", 4]]
     )
     assert queries == [PROCESSED_COUNTS, UNLISTED, LISTED]
-    assert found == {"files": ["c"], "counts": '{"b": -2, "c": 4}'}
+    assert found == {"files": ["c"], "counts": '{"b": -2, "c": 4}', "processed": ["a"]}
 
 
 def test_a_file_counted_back_is_no_longer_named_and_is_new_if_it_lands_again(catalog_renderer):
@@ -353,7 +353,7 @@ def test_a_file_counted_back_is_no_longer_named_and_is_new_if_it_lands_again(cat
     )
     assert queries == [PROCESSED_COUNTS, UNLISTED]
     assert "not in ('a')" in catalog_renderer.queries[1]
-    assert found == {"files": ["b"], "counts": '{"b": 5}'}
+    assert found == {"files": ["b"], "counts": '{"b": 5}', "processed": ["a"]}
 
 
 @pytest.mark.parametrize(
@@ -377,24 +377,26 @@ def test_a_changed_file_or_rows_without_one_fail_the_run_after_the_full_listing(
 def test_a_first_run_counts_every_file(catalog_renderer):
     queries, found = list_files(catalog_renderer, [], [], [["a", 3], ["c", 4]], state_table=None)
     assert queries == [LISTED]
-    assert found == {"files": ["a", "c"], "counts": '{"a": 3, "c": 4}'}
+    assert found == {"files": ["a", "c"], "counts": '{"a": 3, "c": 4}', "processed": []}
+
+
+PROCESSED = ["file:/lake/clicks/old-0.parquet", "file:/lake/clicks/old-1.parquet"]
 
 
 @pytest.mark.parametrize("which", ["run", "processed", "committed"])
-@pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
-def test_input_rows_by_file_name_the_run_files_and_read_the_state_for_committed_ones(
-    incremental_renderer, which, state_table
-):
+@pytest.mark.parametrize("processed", [[], PROCESSED])
+def test_input_rows_by_file_name_the_run_files_and_the_processed_ones(incremental_renderer, which, processed):
     cfg = config(incremental_renderer, input_file_col="source_file")
-    bounds = {"run_files": FILES, "state_table": state_table, "after_us": 1, "until_us": 2}
+    bounds = {"run_files": FILES, "processed_files": processed, "state_table": None, "after_us": 1, "until_us": 2}
     text = incremental_renderer.call("_sw_incremental_input_sql", cfg, MODEL_SQL, bounds, which)
     where = parse(text).args["where"].sql("spark")
-    assert "ingested_at" not in where
+    assert "ingested_at" not in where and "__state" not in where
     named = "source_file IN ('file:/lake/clicks/part-0.parquet', 'file:/lake/clicks/it\\'s-1.parquet')" in where
     assert named == (which != "committed"), where
-    reads_state = state_table is not None and which != "run"
-    assert ("sensor_vehicles__state" in where) == reads_state, where
-    if which == "committed" and state_table is None:
+    # literals, which Spark checks while it lists the input's files: it opens no other file
+    named_processed = "source_file IN ('file:/lake/clicks/old-0.parquet', 'file:/lake/clicks/old-1.parquet')" in where
+    assert named_processed == (bool(processed) and which != "run"), where
+    if which == "committed" and not processed:
         assert where == "WHERE (FALSE)"
 
 
@@ -662,7 +664,9 @@ def test_the_staging_query_reads_the_input_once_and_keeps_the_windows_of_the_run
     state = dict(STATES[moment])
     if by_file:
         state.update(
-            run_files=FILES, state_table=None if moment == "first run" else "spark_windows.sensor_vehicles__state"
+            run_files=FILES,
+            processed_files=[] if moment == "first run" else PROCESSED,
+            state_table=None if moment == "first run" else "spark_windows.sensor_vehicles__state",
         )
     plan = incremental_renderer.call("_sw_incremental_plan", cfg, state, SUMMARY)
     text = incremental_renderer.call("_sw_incremental_pending_sql", cfg, MODEL_SQL, Target(), plan)
