@@ -128,19 +128,11 @@ where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }} or 
     three parts rather than scalar subqueries: Spark runs the parts' jobs side by side, not one
     after the other. -#}
 {% macro _sw_incremental_summary_sql(cfg, model_sql, state, batch_view=none, state_table=none) -%}
-    {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us) -%}
-    {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
     {%- set by_hour = cfg.file_col is none -%}
 select
     'hour' as part,
     {{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.ingestion_col), 3600000000) if by_hour else 'cast(null as bigint)' }} as hour_us,
-    count(*) as new_rows,
-    count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
-    max({{ spark_windows._sw_ts_us(cfg.ingestion_col) }}) as max_ingestion_us,
-    max({{ ts_us }}) as max_event_us,
-    count_if({{ late }}) as late_rows,
-    min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
-    max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
+    {{ spark_windows._sw_incremental_scan_columns(cfg, state) }}
 from {{ batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state) ~ '\n)' }} as __sw_new
 group by 2
 {%- if by_hour and state_table is not none %}
@@ -158,6 +150,21 @@ select 'processed_rows', null, coalesce(sum(__sw_entry.value), 0), null, null, n
 from {{ state_table }}
 lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
 {%- endif %}
+{%- endmacro %}
+
+
+{#- The scan's aggregates of a group of new rows, in the order _sw_incremental_summary adds
+    them up (`state`: the last commit, whose watermark tells the late rows). -#}
+{% macro _sw_incremental_scan_columns(cfg, state) -%}
+    {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us) -%}
+    {%- set ts_us = spark_windows._sw_ts_us(cfg.time_col) -%}
+    count(*) as new_rows,
+    count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
+    max({{ spark_windows._sw_ts_us(cfg.ingestion_col) }}) as max_ingestion_us,
+    max({{ ts_us }}) as max_event_us,
+    count_if({{ late }}) as late_rows,
+    min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
+    max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
 {%- endmacro %}
 
 

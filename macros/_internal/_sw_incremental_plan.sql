@@ -10,14 +10,16 @@
     arrival_counts: the new rows per hour of ingestion time as JSON text {"<hour us>": rows}
     (none with input_file_col, whose listing counts the rows per file). By ingestion time a run
     checks its arrivals (_sw_incremental_check_arrivals) once a commit with arrival counts
-    exists: the scan then also counts the input and what was processed. -#}
-{% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none) %}
+    exists: the scan then also counts the input and what was processed. `scanned`: the scan's
+    rows where the listing of new files (input_file_col) made them already; no query then. -#}
+{% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none, scanned=none) %}
     {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
     {%- set summary = {'input_rows': none, 'processed_rows': none} -%}
     {%- set hours = [] -%}
     {%- set counts = {} -%}
-    {%- for row in run_query(spark_windows._sw_incremental_summary_sql(cfg, model_sql, state, batch_view,
-        state_table if checked else none)).rows -%}
+    {%- set rows = scanned if scanned is not none else run_query(spark_windows._sw_incremental_summary_sql(
+        cfg, model_sql, state, batch_view, state_table if checked else none)).rows -%}
+    {%- for row in rows -%}
         {%- if row[0] != 'hour' -%}
             {%- do summary.update({row[0]: row[2] | int}) -%}
         {%- else -%}
@@ -88,8 +90,13 @@
     commit, so that the next runs' counts add up again (a run without new rows commits
     nothing: the next run with new rows records it). Returns {files (sorted), counts (JSON
     text {"<file>": rows}, the run's arrival_counts), processed (the processed files, sorted,
-    that the input may hold: the rows the run re-reads are those of these files and its own)}. -#}
-{% macro _sw_incremental_list_files(cfg, model_sql, state_table) %}
+    that the input may hold: the rows the run re-reads are those of these files and its own),
+    scanned (with `state`, the last commit, the listing of the new files only, and a window
+    other than a session: the scan of the new rows, one row per file, for
+    _sw_incremental_summary; else none)}. -#}
+{% macro _sw_incremental_list_files(cfg, model_sql, state_table, state=none) %}
+    {#- sessions scan the batch they cache: their listing counts rows only -#}
+    {%- set scan_state = none if cfg.session else state -%}
     {%- set processed = {} -%}
     {%- if state_table is not none -%}
         {%- for row in run_query(spark_windows._sw_incremental_processed_counts_sql(state_table)).rows -%}
@@ -100,16 +107,24 @@
             {%- do kept.append(file) -%}
         {%- endfor -%}
         {%- set found = {} -%}
+        {%- set scanned = [] -%}
         {%- set input = {'rows': none} -%}
-        {%- for row in run_query(spark_windows._sw_incremental_unlisted_files_sql(cfg, model_sql, kept)).rows -%}
+        {%- for row in run_query(spark_windows._sw_incremental_unlisted_files_sql(cfg, model_sql, kept, scan_state)).rows -%}
             {%- if row[0] == 'input' -%}
                 {%- do input.update({'rows': row[2] | int}) -%}
             {%- elif row[1] is not none -%}
                 {%- do found.update({row[1]: row[2] | int}) -%}
+                {#- the file's scan, as a row of the scan's (_sw_incremental_summary_sql) -#}
+                {%- set hour = ['hour', none] -%}
+                {%- for position in range(2, 9) if scan_state is not none -%}
+                    {%- do hour.append(row[position]) -%}
+                {%- endfor -%}
+                {%- do scanned.append(hour) -%}
             {%- endif -%}
         {%- endfor -%}
         {%- if input.rows == (processed.values() | sum) + (found.values() | sum) -%}
-            {{ return({'files': found.keys() | sort, 'counts': tojson(found, sort_keys=true), 'processed': kept}) }}
+            {{ return({'files': found.keys() | sort, 'counts': tojson(found, sort_keys=true), 'processed': kept,
+                'scanned': scanned if scan_state is not none else none}) }}
         {%- endif -%}
     {%- endif -%}
     {%- set found = {} -%}
@@ -143,7 +158,7 @@
     {%- for file, rows in processed | dictsort if rows != 0 and file in listed -%}
         {%- do kept.append(file) -%}
     {%- endfor -%}
-    {{ return({'files': found.keys() | sort, 'counts': tojson(counts, sort_keys=true), 'processed': kept}) }}
+    {{ return({'files': found.keys() | sort, 'counts': tojson(counts, sort_keys=true), 'processed': kept, 'scanned': none}) }}
 {% endmacro %}
 
 

@@ -148,9 +148,15 @@ group by {{ cfg.file_col }}
     `processed_files` (the files the committed runs processed, named in the SQL: Spark leaves
     them out while it lists the input's files, and opens none of them), each with its rows
     (part 'file'), and one count of every row of the input (part 'input', from the files'
-    footers). A row whose file is NULL is in no 'file' row but in the input's count. -#}
-{% macro _sw_incremental_unlisted_files_sql(cfg, model_sql, processed_files) -%}
-select 'file' as part, {{ cfg.file_col }} as file, count(*) as input_rows
+    footers). A row whose file is NULL is in no 'file' row but in the input's count. With
+    `scan_state` (the last commit) each file's row also holds the scan's other aggregates
+    (_sw_incremental_scan_columns, after its count), so that the run needs no scan of its own. -#}
+{% macro _sw_incremental_unlisted_files_sql(cfg, model_sql, processed_files, scan_state=none) -%}
+select 'file' as part, {{ cfg.file_col }} as file,
+    {%- if scan_state is none %} count(*) as input_rows
+    {%- else %}
+    {{ spark_windows._sw_incremental_scan_columns(cfg, scan_state) }}
+    {%- endif %}
 from (
     {{ model_sql }}
 ) as __sw_unlisted
@@ -161,7 +167,7 @@ group by {{ cfg.file_col }}
 
 union all
 
-select 'input', null, count(*)
+select 'input', null, count(*){{ ', null, null, null, null, null, null' if scan_state is not none }}
 from (
     {{ model_sql }}
 ) as __sw_input

@@ -56,15 +56,18 @@
 
     {#- 2. With input_file_col, the input's files no committed run processed: the run reads
            those (its run_files) and no other. One scan of the new rows (sessions read them
-           again: they are cached first); by ingestion time it also counts the input's rows,
-           which must add up to the processed and the new ones: rows no run read are refused. -#}
+           again: they are cached first; by input file, a tumbling, hop or cumulate run's
+           listing of the new files is its scan); by ingestion time it also counts the input's
+           rows, which must add up to the processed and the new ones: rows no run read are
+           refused. -#}
     {%- if cfg.file_col is not none -%}
-        {%- set listing = spark_windows._sw_incremental_list_files(cfg, sql, tables.state if state.batch_id > 0 else none) -%}
+        {%- set listing = spark_windows._sw_incremental_list_files(cfg, sql, tables.state if state.batch_id > 0 else none, state) -%}
         {%- do state.update({'run_files': listing.files, 'processed_files': listing.processed,
             'state_table': tables.state if state.batch_id > 0 else none}) -%}
     {%- endif -%}
     {%- set batch_view = spark_windows._sw_incremental_cache_batch(cfg, sql, target, state) -%}
-    {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, tables.state, batch_view) -%}
+    {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, tables.state, batch_view,
+        listing.scanned if cfg.file_col is not none else none) -%}
     {%- set new_rows = summary.new_rows -%}
     {%- if summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}

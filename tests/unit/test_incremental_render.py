@@ -299,6 +299,22 @@ def test_the_listing_after_a_commit_names_the_processed_files_and_counts_the_who
     assert count.find(exp.Count) is not None and count.args.get("group") is None
 
 
+def test_the_listing_of_new_files_can_be_the_runs_scan(incremental_renderer):
+    cfg = config(incremental_renderer, input_file_col="source_file")
+    state = STATES["later run"]
+    parsed = parse(incremental_renderer.call("_sw_incremental_unlisted_files_sql", cfg, MODEL_SQL, FILES, state))
+    files, count = parsed.left, parsed.right
+    # the scan's columns, in its order, and as many in the input's part
+    scan = parse(incremental_renderer.call("_sw_incremental_summary_sql", cfg, MODEL_SQL, {**state, **BY_FILE_STATE}))
+    assert [column.sql() for column in files.selects[2:]] == [column.sql() for column in scan.selects[2:]]
+    assert len(files.selects) == len(count.selects) == 9
+    # late by the last commit's watermark
+    assert f"<= {state['watermark_us']}" in files.sql()
+
+
+BY_FILE_STATE = {"run_files": FILES, "processed_files": [], "state_table": None}
+
+
 def test_the_processed_counts_are_the_state_entries(incremental_renderer):
     parsed = parse(incremental_renderer.call("_sw_incremental_processed_counts_sql", "spark_windows.v__state"))
     assert [select.alias for select in parsed.selects] == ["file", "processed_rows"]
@@ -310,13 +326,13 @@ UNLISTED = "select 'file' as part"
 LISTED = "select source_file as file"
 
 
-def list_files(renderer, processed, unlisted, listed, state_table="spark_windows.v__state"):
+def list_files(renderer, processed, unlisted, listed, state_table="spark_windows.v__state", state=None):
     """_sw_incremental_list_files with the state's entries, the unlisted files' query and the full
     listing answering `processed`, `unlisted` and `listed`; the queries it ran, and what it returned."""
     renderer.env.globals["this"] = "spark_windows.v"
     renderer.answers.update({PROCESSED_COUNTS: processed, UNLISTED: unlisted, LISTED: listed})
     cfg = renderer.call("_sw_incremental_config", Config({**GOOD, "input_file_col": "source_file"}))
-    found = renderer.call("_sw_incremental_list_files", cfg, MODEL_SQL, state_table)
+    found = renderer.call("_sw_incremental_list_files", cfg, MODEL_SQL, state_table, state)
     return asked(renderer), found
 
 
@@ -335,7 +351,53 @@ def test_a_listing_whose_counts_add_up_reads_no_processed_file(catalog_renderer)
     )
     assert queries == [PROCESSED_COUNTS, UNLISTED]
     assert "('a', 'b')" in catalog_renderer.queries[1]
-    assert found == {"files": ["c"], "counts": '{"c": 4}', "processed": ["a", "b"]}
+    assert found == {"files": ["c"], "counts": '{"c": 4}', "processed": ["a", "b"], "scanned": None}
+
+
+def test_a_listing_of_new_files_with_the_scan_is_added_up_as_the_scan(catalog_renderer):
+    # per new file: new rows, without ingestion time, newest ingestion and event times, late rows,
+    # the range of the rows that update windows
+    unlisted = [
+        ["file", "c", 4, 0, 1714550700000000, 1714550640000000, 1, 1714549000000000, 1714550600000000],
+        ["file", "d", 6, 0, 1714550500000000, 1714550660000000, 2, 1714549500000000, 1714550660000000],
+        ["input", None, 13, None, None, None, None, None, None],
+    ]
+    state = {**STATES["later run"], "missing_columns": []}
+    queries, found = list_files(catalog_renderer, [["a", 3]], unlisted, [], state=state)
+    assert queries == [PROCESSED_COUNTS, UNLISTED]
+    assert found["files"] == ["c", "d"] and found["counts"] == '{"c": 4, "d": 6}'
+    cfg = catalog_renderer.call("_sw_incremental_config", Config({**GOOD, "input_file_col": "source_file"}))
+    summary = catalog_renderer.call(
+        "_sw_incremental_summary", cfg, MODEL_SQL, state, "t__state", None, found["scanned"]
+    )
+    assert len(catalog_renderer.queries) == 2  # no scan of its own
+    assert {name: summary[name] for name in summary if name != "arrival_counts"} == {
+        "new_rows": 10,
+        "rows_without_ingestion_time": 0,
+        "max_ingestion_us": 1714550700000000,
+        "max_event_us": 1714550660000000,
+        "late_rows": 3,
+        "min_update_us": 1714549000000000,
+        "max_update_us": 1714550660000000,
+        "input_rows": None,
+        "processed_rows": None,
+    }
+    # counts that do not add up: the full listing, and no scan from it
+    catalog_renderer.queries.clear()
+    unlisted[-1][2] = 10  # a was removed
+    queries, found = list_files(catalog_renderer, [["a", 3]], unlisted, [["c", 4], ["d", 6]], state=state)
+    assert found["scanned"] is None and queries == [PROCESSED_COUNTS, UNLISTED, LISTED]
+
+
+def test_a_session_listing_counts_rows_only(catalog_renderer):
+    """A session run scans the batch it caches: its listing is no scan."""
+    catalog_renderer.env.globals["this"] = "spark_windows.v"
+    catalog_renderer.answers.update({PROCESSED_COUNTS: [["a", 3]], "select 'file' as part": [["input", None, 3]]})
+    cfg = catalog_renderer.call("_sw_incremental_config", Config({**SESSION, "input_file_col": "source_file"}))
+    state = {**STATES["later run"], "missing_columns": []}
+    found = catalog_renderer.call("_sw_incremental_list_files", cfg, MODEL_SQL, "spark_windows.v__state", state)
+    assert found["scanned"] is None and found["files"] == []
+    assert len(parse(catalog_renderer.queries[1]).left.selects) == 3
 
 
 def test_a_removed_file_is_counted_back_by_the_full_listing(catalog_renderer):
@@ -344,7 +406,7 @@ def test_a_removed_file_is_counted_back_by_the_full_listing(catalog_renderer):
         catalog_renderer, [["a", 3], ["b", 2]], [["file", "c", 4], ["input", None, 7]], [["a", 3], ["c", 4]]
     )
     assert queries == [PROCESSED_COUNTS, UNLISTED, LISTED]
-    assert found == {"files": ["c"], "counts": '{"b": -2, "c": 4}', "processed": ["a"]}
+    assert found == {"files": ["c"], "counts": '{"b": -2, "c": 4}', "processed": ["a"], "scanned": None}
 
 
 def test_a_file_counted_back_is_no_longer_named_and_is_new_if_it_lands_again(catalog_renderer):
@@ -353,7 +415,7 @@ def test_a_file_counted_back_is_no_longer_named_and_is_new_if_it_lands_again(cat
     )
     assert queries == [PROCESSED_COUNTS, UNLISTED]
     assert "not in ('a')" in catalog_renderer.queries[1]
-    assert found == {"files": ["b"], "counts": '{"b": 5}', "processed": ["a"]}
+    assert found == {"files": ["b"], "counts": '{"b": 5}', "processed": ["a"], "scanned": None}
 
 
 @pytest.mark.parametrize(
@@ -377,7 +439,7 @@ def test_a_changed_file_or_rows_without_one_fail_the_run_after_the_full_listing(
 def test_a_first_run_counts_every_file(catalog_renderer):
     queries, found = list_files(catalog_renderer, [], [], [["a", 3], ["c", 4]], state_table=None)
     assert queries == [LISTED]
-    assert found == {"files": ["a", "c"], "counts": '{"a": 3, "c": 4}', "processed": []}
+    assert found == {"files": ["a", "c"], "counts": '{"a": 3, "c": 4}', "processed": [], "scanned": None}
 
 
 PROCESSED = ["file:/lake/clicks/old-0.parquet", "file:/lake/clicks/old-1.parquet"]
