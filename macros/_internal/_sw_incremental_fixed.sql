@@ -35,7 +35,7 @@
     after_us and until_us; with input_file_col, by input file: run_files (the files this run
     reads) and processed_files (the files the committed runs processed, from their commits'
     arrival_counts: _sw_incremental_list_files), both named in the SQL so that Spark opens no
-    other file, and state_table (none before the first commit). -#}
+    other file. -#}
 {% macro _sw_incremental_input_sql(cfg, model_sql, bounds, which) -%}
     {%- if cfg.file_col is none -%}
         {{ spark_windows._sw_incremental_arrivals(cfg, model_sql,

@@ -80,7 +80,7 @@
 {#- Step 2 with input_file_col: the input's files, with their rows, that no committed run
     processed (`state_table`: none before the first commit); their rows are the run's new rows.
     After a commit, the state's entries give the processed files and their rows, and one query
-    lists the other files (the processed ones named in it, so Spark opens none of them) and
+    lists the other files (the processed ones named in it, so Spark reads none of their rows) and
     counts the input's rows from the files' footers: when the input holds the processed rows
     and the new ones, no processed file changed (but for one losing rows as another processed
     file gains as many, which goes unseen). Only otherwise, and on a first run, is every file

@@ -146,7 +146,7 @@ group by {{ cfg.file_col }}
 
 {#- With input_file_col and a committed run: the files of the input that are not among
     `processed_files` (the files the committed runs processed, named in the SQL: Spark leaves
-    them out while it lists the input's files, and opens none of them), each with its rows
+    them out while it lists the input's files, and reads none of their rows), each with its rows
     (part 'file'), and one count of every row of the input (part 'input', from the files'
     footers). A row whose file is NULL is in no 'file' row but in the input's count. With
     `scan_state` (the last commit) each file's row also holds the scan's other aggregates

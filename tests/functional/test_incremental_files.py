@@ -237,8 +237,8 @@ def files_of(project: dict) -> set[str]:
 
 
 def test_a_removed_file_is_counted_back_once_and_later_runs_list_only_new_files(project, monkeypatch):
-    """After a commit a run names the processed files in its listing, so that Spark opens none of
-    them, and counts the whole input: the full listing, which opens every file, runs only when
+    """After a commit a run names the processed files in its listing, so that Spark reads none of
+    their rows, and counts the whole input: the full listing, which opens every file, runs only when
     the counts do not add up. A processed file removed from the input (retention) makes them
     not add up once: the next run's commit enters its rows back, and the runs after it list
     only new files again."""

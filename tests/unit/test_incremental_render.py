@@ -755,6 +755,10 @@ def test_the_staging_query_reads_the_input_once_and_keeps_the_windows_of_the_run
         else f"ingested_at > timestamp_micros({state['ingestion_us']})"
     )
     assert f"count(case when {run_rows} then 1 end) as" in text, text
+    if by_file:
+        # the scope holds the committed runs' rows too, named by their files
+        scope = next(cte for cte in parse(text).find_all(exp.CTE) if cte.alias == "__sw_scope").this
+        assert "'file:/lake/clicks/old-0.parquet', 'file:/lake/clicks/old-1.parquet'" in scope.sql("spark")
 
 
 def test_on_watermark_also_rewrites_the_partitions_of_windows_the_watermark_passes(incremental_renderer):
