@@ -158,6 +158,47 @@ def main(argv=None) -> int:
     check("deleting it again changes nothing", not unplaced.exists())
     sql("drop table s2")
 
+    # sessions: the staging table keeps the partitions its run read as a table property; the
+    # apply has Spark name each one as it names its folder (a timestamp cast to a string in the
+    # session's time zone) and drops those not staged with IF EXISTS
+    run = folder / "run-3"
+    read = '{"partition_us": 3600000000, "ranges": [[1714546800000000, 1714554000000000]]}'
+    sql(
+        f"create table s3 using parquet partitioned by (w) location '{run}' "
+        f"tblproperties ('spark_windows.read_partitions' = '{read}') as select * from values "
+        "('x', 10, timestamp'2024-05-01 08:00:00') as v(k, v, w)"
+    )
+    properties = dict((row[0], row[1]) for row in sql("show tblproperties s3"))
+    check(
+        "an external staging table keeps its table property",
+        properties.get("spark_windows.read_partitions") == read,
+        properties,
+    )
+    sql("drop table s3")
+    for zone in ["UTC", "Asia/Kolkata", "America/New_York"]:
+        sql(f"set spark.sql.session.timeZone = {zone}")
+        sql("create table z (k string, w timestamp) using parquet partitioned by (w)")
+        starts = [1714546800000000, 1714550400500000, 1730613600000000]  # the last in an hour New York repeats
+        sql(
+            "insert into z select 'x', timestamp_micros(us) from values "
+            + ", ".join(f"({us}L)" for us in starts)
+            + " as v(us)"
+        )
+        folders = sorted(row[0].removeprefix("w=").replace("%3A", ":") for row in sql("show partitions z"))
+        named = sorted(
+            row[0]
+            for row in sql(
+                "select cast(timestamp_micros(us) as string) from values "
+                + ", ".join(f"({us}L)" for us in starts)
+                + " as v(us)"
+            )
+        )
+        check(f"a partition's folder is its timestamp cast to a string ({zone})", folders == named, (folders, named))
+        sql("alter table z drop if exists partition (w = '" + named[0] + "'), partition (w = '2001-01-01 00:00:00')")
+        check(f"drop if exists skips a partition the table lacks ({zone})", len(sql("show partitions z")) == 2)
+        sql("drop table z")
+    sql("set spark.sql.session.timeZone = UTC")
+
     sql("drop table t")
     check("dropping the managed table deletes its folder with the runs' folders", not folder.exists())
     spark.stop()

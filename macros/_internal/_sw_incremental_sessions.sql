@@ -357,12 +357,12 @@ __sw_fresh as (
       fresh  the sessions of the accepted rows, recomputed with the rows of the sessions they
              touch (__sw_fresh of _sw_incremental_session_fresh_ctes);
       kept   the other stored sessions of those partitions (is_final recomputed);
-      old    the stored image of every touched session (for the changelog; never applied);
-      drop   each stored partition the run read, in __sw_stored_partition: when no fresh or kept
-             row is in it (its every session moved into a merge), the apply removes it
-             (_sw_incremental_emptied).
-    Only fresh and kept rows have a window_partition: staged in a run's folder, the rows of the
-    other roles lie in its NULL partition, which the table never takes (_sw_incremental_repoint). -#}
+      old    (emit='changelog') the stored image of every touched session, for the changelog's
+             -U and -D rows; never applied.
+    Only fresh and kept rows have a window_partition: staged in a run's folder, old rows lie in
+    its NULL partition, which the table never takes (_sw_incremental_repoint). A partition the
+    run read (plan.partition_ranges) that no fresh or kept row is in has had its every session
+    moved into a merge: the apply drops it (_sw_incremental_emptied). -#}
 {% macro _sw_incremental_session_pending_sql(cfg, model_sql, target, late_table, plan) -%}
     {%- set with_stored = plan.target_exists and plan.partition_ranges | length > 0 -%}
     {%- set reread = plan.target_exists and plan.touched_sessions > 0 -%}
@@ -377,17 +377,11 @@ with {{ spark_windows._sw_incremental_session_fresh_ctes(cfg, model_sql, target,
 {{ spark_windows._sw_incremental_session_next_cte(cfg, with_stored, reread) }}
 
 {{ spark_windows._sw_incremental_session_next_rows(cfg, plan) }}
-{%- if reread %}
+{%- if reread and cfg.changelog %}
 
 union all
 
 {{ spark_windows._sw_incremental_session_old_rows(cfg, plan) }}
-{%- endif %}
-{%- if with_stored %}
-
-union all
-
-{{ spark_windows._sw_incremental_session_drop_rows(cfg) }}
 {%- endif %}
 {%- endmacro %}
 
@@ -467,7 +461,6 @@ select
     {{ spark_windows._sw_incremental_firing_columns(cfg) }},
     __sw_role,
     __sw_role = 'fresh' as __sw_fresh_window,
-    cast(null as timestamp) as __sw_stored_partition,
     {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
 from (
     {{ spark_windows._sw_incremental_emission_sql(cfg, plan, '__sw_next') }}
@@ -490,25 +483,8 @@ select
     false as __sw_emit,
     'old' as __sw_role,
     false as __sw_fresh_window,
-    cast(null as timestamp) as __sw_stored_partition,
     cast(null as timestamp) as window_partition
 from __sw_touched
-{%- endmacro %}
-
-
-{#- Rows of role drop: one per partition of __sw_stored, in __sw_stored_partition, every other
-    column NULL. -#}
-{% macro _sw_incremental_session_drop_rows(cfg) -%}
-    {%- set firing = spark_windows._sw_incremental_firing_columns(cfg).split(', ') -%}
-select
-    {%- for column in cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final'] + firing %}
-    null as {{ column }},
-    {%- endfor %}
-    'drop' as __sw_role,
-    false as __sw_fresh_window,
-    window_partition as __sw_stored_partition,
-    cast(null as timestamp) as window_partition
-from (select distinct window_partition from __sw_stored) as __sw_a
 {%- endmacro %}
 
 

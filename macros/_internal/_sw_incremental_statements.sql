@@ -105,12 +105,17 @@ mapreduce.fileoutputcommitter.algorithm.version
 {#- Step 3: the staging table, the next version of the partitions the run replaces. With a
     `folder` (_sw_incremental_run_folder) it is partitioned like the table of windows and written
     there, for the table to take its partitions by metadata (_sw_incremental_repoint); without
-    one it is a managed table, rewritten into the table (_sw_incremental_overwrite_sql). -#}
-{% macro _sw_incremental_stage_sql(pending, stage_sql, folder=none) -%}
+    one it is a managed table, rewritten into the table (_sw_incremental_overwrite_sql).
+    `read` (sessions, _sw_incremental_read_partitions): the partitions the run read, kept as a
+    table property for the apply, recovery's too, to find those a merge empties. -#}
+{% macro _sw_incremental_stage_sql(pending, stage_sql, folder=none, read=none) -%}
 create table {{ pending }} using parquet
 {%- if folder %}
 partitioned by (window_partition)
 location {{ spark_windows._sw_string_literal(folder) }}
+{%- endif %}
+{%- if read is not none %}
+tblproperties ({{ spark_windows._sw_string_literal(spark_windows._sw_incremental_read_key()) }} = {{ spark_windows._sw_string_literal(tojson(read, sort_keys=true)) }})
 {%- endif %}
 as
 {{ stage_sql }}

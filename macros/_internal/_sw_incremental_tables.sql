@@ -112,26 +112,96 @@ where false
     written in a run's folder (an external table) by re-pointing the table's partitions at it
     (_sw_incremental_repoint, checking which already are); a managed one by a dynamic INSERT
     OVERWRITE of the partitions it has rows for (_sw_incremental_overwrite_sql), then, for
-    sessions, dropping the partitions it empties. Every step can be repeated. A session staging
-    table left by a version before __sw_stored_partition has its drop rows' partition in
-    window_partition. -#}
+    sessions, dropping the partitions it empties. Every step can be repeated. -#}
 {% macro _sw_incremental_apply(cfg, target, pending) %}
     {%- set staged = spark_windows._sw_describe_table(pending) -%}
+    {%- set read = spark_windows._sw_incremental_staged_read(pending) if cfg.session else none -%}
     {%- if staged.type == 'EXTERNAL' -%}
-        {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, staged.location, recovering=true) -%}
+        {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, staged.location, recovering=true, read=read) -%}
     {%- else -%}
         {%- do run_query(spark_windows._sw_incremental_overwrite_sql(cfg, target, pending)) -%}
-        {%- set columns = adapter.get_columns_in_relation(pending) | map(attribute='name') | map('lower') | list if cfg.session else [] -%}
-        {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, '__sw_stored_partition' if '__sw_stored_partition' in columns else 'window_partition') -%}
+        {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, read) -%}
     {%- endif -%}
 {% endmacro %}
 
 
-{#- Sessions: the partition specs of the partitions the run read (role drop, their partition in
-    `column`) that no fresh or kept row of the staging table is in, their every session having
-    moved into a merge. `staged`: the specs of the partitions of a staging table written in a
-    run's folder, whose drop rows lie in its NULL partition (read alone). -#}
-{% macro _sw_incremental_emptied(pending, column='__sw_stored_partition', staged=none) %}
+{#- The name of the staging table's property that holds the partitions its run read. -#}
+{% macro _sw_incremental_read_key() -%}
+spark_windows.read_partitions
+{%- endmacro %}
+
+
+{#- Sessions: the partitions a run reads, {partition_us, ranges} (plan.partition_ranges: [first,
+    last] partition starts in microseconds, every partition of the table between them); none
+    for fixed windows, whose partitions a run never empties. -#}
+{% macro _sw_incremental_read_partitions(cfg, plan) %}
+    {{ return({'partition_us': cfg.partition_us, 'ranges': plan.partition_ranges if plan.target_exists else []} if cfg.session else none) }}
+{% endmacro %}
+
+
+{#- What _sw_incremental_read_partitions gave the run that wrote the staging table `pending`, read
+    back from its properties; none for a staging table written by a version before that
+    property (its rows of role drop name the partitions read: _sw_incremental_emptied_by_rows). -#}
+{% macro _sw_incremental_staged_read(pending) %}
+    {%- for row in run_query('show tblproperties ' ~ pending).rows if row[0] == spark_windows._sw_incremental_read_key() -%}
+        {{ return(fromjson(row[1])) }}
+    {%- endfor -%}
+    {{ return(none) }}
+{% endmacro %}
+
+
+{#- Sessions: the partition specs of the partitions the run read (`read`,
+    _sw_incremental_read_partitions) that the table holds and the staging table has no row in
+    (`staged`: partition folder names, as SHOW PARTITIONS lists them), their every session having
+    moved into a merge. Spark names each partition the run read (a timestamp as a string in the
+    session's time zone, as it names the partition's folder) in a query of literals, which runs
+    no job (a DISTINCT would run two: the starts are made distinct here). `held`: the table's
+    partition folder names, listed here when not given and the partitions read but not staged
+    are more than 20; fewer are dropped with IF EXISTS, which skips those the table does not
+    hold. -#}
+{% macro _sw_incremental_emptied(target, read, staged, held=none) %}
+    {%- set starts = [] -%}
+    {%- for span in read.ranges -%}
+        {%- set count = (span[1] - span[0]) // read.partition_us + 1 -%}
+        {%- if starts | length + count > 10000 -%}
+            {#- a grid too long for literals (and Jinja's ranges): Spark makes it, in a job -#}
+            {%- do starts.append('select explode(sequence(' ~ span[0] ~ 'L, ' ~ span[1] ~ 'L, ' ~ read.partition_us ~ 'L)) as __sw_us') -%}
+        {%- else -%}
+            {%- for index in range(count) -%}
+                {%- do starts.append(span[0] + index * read.partition_us) -%}
+            {%- endfor -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if not starts -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set grids = starts | select('string') | list -%}
+    {%- set literals = starts | reject('string') | unique | list -%}
+    {%- set parts = grids + (['select * from values (' ~ literals | join('L), (') ~ 'L) as __sw_grid(__sw_us)'] if literals else []) -%}
+    {%- set unstaged = [] -%}
+    {%- for row in run_query('select cast(timestamp_micros(__sw_us) as string)\nfrom (' ~ parts | join('\nunion all\n') ~ ') as __sw_read').rows -%}
+        {%- set name = 'window_partition=' ~ row[0] | replace(':', '%3A') -%}
+        {%- if name not in staged and name not in unstaged -%}
+            {%- do unstaged.append(name) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if held is none and unstaged | length > 20 -%}
+        {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list -%}
+    {%- endif -%}
+    {%- set emptied = [] -%}
+    {%- for name in unstaged | sort if held is none or name in held -%}
+        {%- do emptied.append(spark_windows._sw_partition_spec(name)) -%}
+    {%- endfor -%}
+    {{ return(emptied) }}
+{% endmacro %}
+
+
+{#- Sessions, a staging table written by a version before _sw_incremental_read_partitions: the
+    partition specs of the partitions its run read (role drop, their partition in `column`) that
+    no fresh or kept row of the staging table is in. `staged`: the specs of the partitions of a
+    staging table written in a run's folder, whose drop rows lie in its NULL partition (read
+    alone). A staging table older still has its drop rows' partition in window_partition. -#}
+{% macro _sw_incremental_emptied_by_rows(pending, column='__sw_stored_partition', staged=none) %}
     {%- if staged is none -%}
         {%- set query = "select distinct cast(__sw_a." ~ column ~ " as string)\nfrom " ~ pending ~ " as __sw_a\n"
             ~ "left anti join (select window_partition from " ~ pending ~ " where __sw_role in ('fresh', 'kept')) as __sw_b\n"
@@ -151,11 +221,24 @@ where false
 {% endmacro %}
 
 
-{#- Sessions: drops the partitions a managed staging table empties (_sw_incremental_emptied). -#}
-{% macro _sw_incremental_drop_emptied(cfg, target, pending, column='__sw_stored_partition') %}
-    {%- if cfg.session -%}
-        {%- do spark_windows._sw_incremental_drop_partitions(target, spark_windows._sw_incremental_emptied(pending, column)) -%}
+{#- Sessions: drops the partitions a managed staging table empties, after its rows were written
+    into the table (`read`: _sw_incremental_read_partitions; none for a staging table of an
+    earlier version). -#}
+{% macro _sw_incremental_drop_emptied(cfg, target, pending, read) %}
+    {%- if not cfg.session -%}
+        {{ return(none) }}
     {%- endif -%}
+    {%- if read is not none -%}
+        {%- set staged = [] -%}
+        {%- for row in run_query("select distinct cast(window_partition as string) from " ~ pending ~ " where __sw_role in ('fresh', 'kept')").rows -%}
+            {%- do staged.append('window_partition=' ~ row[0] | replace(':', '%3A')) -%}
+        {%- endfor -%}
+        {%- set emptied = spark_windows._sw_incremental_emptied(target, read, staged) -%}
+    {%- else -%}
+        {%- set columns = adapter.get_columns_in_relation(pending) | map(attribute='name') | map('lower') | list -%}
+        {%- set emptied = spark_windows._sw_incremental_emptied_by_rows(pending, '__sw_stored_partition' if '__sw_stored_partition' in columns else 'window_partition') -%}
+    {%- endif -%}
+    {%- do spark_windows._sw_incremental_drop_partitions(target, emptied) -%}
 {% endmacro %}
 
 
@@ -217,17 +300,17 @@ where false
 {#- Step 5 of a write-once run (_sw_incremental_run_folder): the table of windows takes the
     partitions of the staging table, written in `folder`, by metadata. The staged partitions are
     dropped from it first, in one statement, where it holds them, with (sessions) the partitions
-    the run empties (the table is managed: Spark deletes each one's folder, the files of its old
-    version), then added at their folders in the run's, in one statement. A reader between the
-    two sees the replaced partitions missing, as a rewrite's reader sees each partition's files
-    replaced. Then the staging table's NULL partition (sessions: the rows of roles old and drop,
-    which the table never takes) is deleted (_sw_incremental_purge_folders). Dropping the staging
-    table after it (an external table) keeps the files, now the table's.
+    the run empties (_sw_incremental_emptied; `read`: the partitions the run read, none for a
+    staging table of an earlier version) (the table is managed: Spark deletes each one's folder,
+    the files of its old version), then added at their folders in the run's, in one statement. A
+    reader between the two sees the replaced partitions missing, as a rewrite's reader sees each
+    partition's files replaced. Then the staging table's NULL partition (sessions with
+    emit='changelog': the rows of role old, which the table never takes) is deleted
+    (_sw_incremental_purge_folders). Dropping the staging table after it (an external table)
+    keeps the files, now the table's.
     `recovering`: the apply of a committed run may have been killed midway; a staged partition the
-    table already holds at its folder in the run's is left as it is, and the staging table is
-    listed again before its NULL partition is read (its folder may be deleted, after the
-    partitions were dropped and added). -#}
-{% macro _sw_incremental_repoint(cfg, target, pending, folder, recovering=false) %}
+    table already holds at its folder in the run's is left as it is. -#}
+{% macro _sw_incremental_repoint(cfg, target, pending, folder, recovering=false, read=none) %}
     {%- set listed = run_query('show partitions ' ~ pending).rows | map(attribute=0) | list -%}
     {%- set unplaced = 'window_partition=__HIVE_DEFAULT_PARTITION__' -%}
     {%- set staged = listed | reject('equalto', unplaced) | list -%}
@@ -235,23 +318,25 @@ where false
     {%- for name in staged -%}
         {%- do specs.append(spark_windows._sw_partition_spec(name)) -%}
     {%- endfor -%}
+    {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list if recovering else none -%}
     {%- set emptied = [] -%}
-    {%- if cfg.session and unplaced in listed -%}
+    {%- if cfg.session and read is not none -%}
+        {%- set emptied = spark_windows._sw_incremental_emptied(target, read, staged, held) -%}
+    {%- elif cfg.session and unplaced in listed -%}
         {%- if recovering -%}
             {#- the NULL partition's folder may be deleted already: a listing this Spark cached would name its files -#}
             {%- do run_query('refresh table ' ~ pending) -%}
         {%- endif -%}
-        {%- set emptied = spark_windows._sw_incremental_emptied(pending, staged=specs) -%}
+        {%- set emptied = spark_windows._sw_incremental_emptied_by_rows(pending, staged=specs) -%}
     {%- endif -%}
-    {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list if recovering else staged -%}
     {%- set replaced = [] -%}
     {%- set added = [] -%}
     {%- for name in staged -%}
         {%- set spec = specs[loop.index0] -%}
-        {%- if name in held and recovering and spark_windows._sw_describe_table(target, spec).location == folder ~ '/' ~ name -%}
+        {%- if recovering and name in held and spark_windows._sw_describe_table(target, spec).location == folder ~ '/' ~ name -%}
             {#- re-pointed before the apply was killed -#}
         {%- else -%}
-            {%- if name in held -%}
+            {%- if not recovering or name in held -%}
                 {%- do replaced.append(spec) -%}
             {%- endif -%}
             {%- do added.append('partition (' ~ spec ~ ') location ' ~ spark_windows._sw_string_literal(folder ~ '/' ~ name)) -%}

@@ -13,8 +13,8 @@
       <model>__changelog  (emit='changelog') +I / -U / +U rows per run, partitioned by batch_id
       <model>__state      one row per committed run (batch): the commit log and the watermark
       <model>__pending_*  the next version of the partitions a run rewrites; dropped when applied
-      <model>__trash      (sessions) made and dropped by the apply, to delete staged rows the
-                          table does not take
+      <model>__trash      (sessions with emit='changelog') made and dropped by the apply, to
+                          delete staged rows the table does not take
       <model>__state__trash  made and dropped by the compaction of the state table, to delete
                           the folders it left
 
@@ -107,8 +107,9 @@
         {#- Write once where the table can take the staged partitions by metadata (a folder of the
             run's own, _sw_incremental_run_folder); else the staging table is rewritten into it. -#}
         {%- set run_folder = spark_windows._sw_incremental_run_folder(target, batch_id) if plan.rewrite else none -%}
+        {%- set read = spark_windows._sw_incremental_read_partitions(cfg, plan) -%}
         {%- if plan.rewrite -%}
-            {%- do spark_windows._sw_incremental_create(pending, spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder), run_folder is not none) -%}
+            {%- do spark_windows._sw_incremental_create(pending, spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder, read), run_folder is not none) -%}
         {%- endif -%}
         {%- do spark_windows._sw_incremental_create(tables.late, spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders) -%}
         {%- if plan.late_rows > 0 -%}
@@ -142,13 +143,13 @@
             {%- call statement('main') -%}
                 {{ spark_windows._sw_incremental_overwrite_sql(cfg, target, pending) }}
             {%- endcall -%}
-            {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending) -%}
+            {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, read) -%}
         {%- else -%}
             {%- call statement('main') -%}
                 {{ commit_sql }}
             {%- endcall -%}
             {%- if plan.rewrite -%}
-                {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, run_folder) -%}
+                {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, run_folder, read=read) -%}
             {%- endif -%}
         {%- endif -%}
         {%- if plan.rewrite -%}

@@ -287,6 +287,8 @@ class MacroRenderer:
                 "adapter": _Adapter(self, adapter_type),
                 # dbt's tojson (json.dumps; its `default` is left out)
                 "tojson": lambda value, sort_keys=False: json.dumps(value, sort_keys=sort_keys),
+                # dbt's fromjson (json.loads)
+                "fromjson": json.loads,
                 # dbt's `execute`: false while it parses the project, true when it compiles a model
                 "execute": execute,
                 # dbt's run_query, for the queries macros ask while compiling: Spark's version,

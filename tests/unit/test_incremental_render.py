@@ -934,14 +934,17 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     assert sorted(read) == ["__sw_fresh", "__sw_next"], (
         f"the staging query should read the recomputed sessions once: {read}"
     )
-    assert [column.alias_or_name for column in pending.selects][-(5 + len(firing_columns(policy))) :] == [
+    assert [column.alias_or_name for column in pending.selects][-(4 + len(firing_columns(policy))) :] == [
         "is_final",
         *firing_columns(policy),
         "__sw_role",
         "__sw_fresh_window",
-        "__sw_stored_partition",
         "window_partition",
     ]
+    # the stored image of each touched session, for the changelog (emit='changelog'); the
+    # partitions the run read are the apply's to find, from plan.partition_ranges
+    roles = re.findall(r"'(\w+)' as __sw_role", pending_text)
+    assert roles == ["fresh", "kept", "old"][: (1 if not later else 3 if touched else 2)], roles
     # rows of touched sessions are read again, within literal bounds, without the late ones,
     # unless every aggregate merges: then the touched sessions' spans and aggregates are joined
     # with the new rows'; the touched sessions themselves come from their cache
@@ -968,16 +971,19 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
         (["window_partition", "__sw_role"], "window_partition"),  # staged by an earlier version
     ],
 )
-def test_applying_a_managed_session_staging_table_empties_only_the_partitions_it_read_that_keep_no_session(
+def test_applying_a_managed_session_staging_table_of_an_earlier_version_empties_the_partitions_of_its_drop_rows(
     session_renderer, columns, column
 ):
+    """A staging table written before the partitions a run read were a table property: its rows of
+    role drop name them."""
     renderer = session_renderer
     cfg = renderer.call("_sw_incremental_config", Config(SESSION))
-    renderer.touch_answer = ["2024-05-01 08:00:00"]  # the one partition left empty
+    renderer.touch_answer = ["2024-05-01 08:00:00"]  # the one partition left empty; no property
     renderer.queries.clear()
     renderer.call("_sw_incremental_apply", cfg, Target(), Relation("spark_windows.pending", columns))
-    described, overwrite, emptied, drop = renderer.queries
+    described, properties, overwrite, emptied, drop = renderer.queries
     assert described == "describe formatted spark_windows.pending"  # a managed staging table: rewritten
+    assert properties == "show tblproperties spark_windows.pending"
     assert overwrite.startswith("insert overwrite table spark_windows.sensor_vehicles partition (window_partition)")
     assert "__sw_role in ('fresh', 'kept')" in overwrite
     # the partitions the run read ('drop' rows), less those the rewrite has a session for
@@ -1259,7 +1265,9 @@ def test_a_write_once_apply_drops_the_staged_partitions_then_adds_them_at_the_ru
     parse(drop)
 
 
-def test_a_write_once_session_apply_drops_what_it_empties_and_deletes_its_unplaced_rows(catalog_renderer):
+def test_a_write_once_session_apply_of_an_earlier_version_drops_what_its_drop_rows_empty(catalog_renderer):
+    """A staging table written before the partitions a run read were a table property (recovery
+    may find one): its rows of role drop, in its NULL partition, name them."""
     unplaced = "window_partition=__HIVE_DEFAULT_PARTITION__"  # rows of roles old and drop
     catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [unplaced]]
     # the partitions the run read: 08:00 keeps sessions, 07:00 had its every session merged away
@@ -1292,7 +1300,9 @@ def test_a_write_once_session_apply_drops_what_it_empties_and_deletes_its_unplac
         parse(statement)
 
 
-def test_a_session_recovery_lists_the_staging_table_again_before_reading_its_unplaced_rows(catalog_renderer):
+def test_a_session_recovery_of_an_earlier_version_lists_the_staging_table_again_before_reading_its_unplaced_rows(
+    catalog_renderer,
+):
     catalog_renderer.answers["show partitions spark_windows.pending"] = [
         [EIGHT],
         ["window_partition=__HIVE_DEFAULT_PARTITION__"],
@@ -1303,6 +1313,187 @@ def test_a_session_recovery_lists_the_staging_table_again_before_reading_its_unp
     emptied = next(index for index, query in enumerate(queries) if query.startswith("select distinct"))
     # a Spark that listed the staging table before its NULL partition was deleted would read it
     assert queries[emptied - 1] == "refresh table spark_windows.pending"
+
+
+def hour_us(text: str) -> int:
+    """`2024-05-01 HH:MM:SS` (UTC) in microseconds since the epoch."""
+    moment = datetime.datetime.fromisoformat(f"2024-05-01 {text}").replace(tzinfo=datetime.timezone.utc)
+    return round(moment.timestamp() * 1_000_000)
+
+
+def partition_names(rows: list) -> list[list[str]]:
+    """The partitions' values as Spark names them, as a query of them answers."""
+    return [[f"2024-05-01 {text}"] for text in rows]
+
+
+GRID = "select cast(timestamp_micros(__sw_us) as string)"
+
+
+def grid_values(query: str) -> list[int]:
+    """The microseconds a query of the partitions read names, from its literals."""
+    return sorted(int(value.this) for value in parse(query).find_all(exp.Literal) if value.is_int)
+
+
+@pytest.mark.parametrize("changelog", [True, False])
+def test_a_write_once_session_apply_drops_the_partitions_it_read_that_no_session_is_staged_in(
+    catalog_renderer, changelog
+):
+    """The run read the partitions of 07:00 to 10:00 (two ranges, one partition in both); its
+    sessions are staged in 08:00 and 10:00. Spark names the partitions read from literals (no
+    job), and 07:00 and 09:00, staged in nothing, are dropped with the replaced ones. Only with
+    emit='changelog' do staged rows lie in the NULL partition, deleted after the ADD."""
+    unplaced = "window_partition=__HIVE_DEFAULT_PARTITION__"  # rows of role old
+    ten = "window_partition=2024-05-01 10%3A00%3A00"
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [ten]] + (
+        [[unplaced]] if changelog else []
+    )
+    catalog_renderer.answers[GRID] = partition_names(["07:00:00", "08:00:00", "09:00:00", "10:00:00"])
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
+    read = {
+        "partition_us": HOUR,
+        "ranges": [[hour_us("07:00:00"), hour_us("09:00:00")], [hour_us("09:00:00"), hour_us("10:00:00")]],
+    }
+    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER, read=read)
+    listed, grid, drop, add, *purge = catalog_renderer.queries
+    assert listed == "show partitions spark_windows.pending"
+    assert grid.startswith(GRID) and "explode" not in grid
+    assert grid_values(grid) == [hour_us(f"{hour:02}:00:00") for hour in (7, 8, 9, 10)]
+    assert drop == (
+        "alter table spark_windows.sensor_vehicles drop if exists"
+        " partition (window_partition = '2024-05-01 08:00:00'), partition (window_partition = '2024-05-01 10:00:00'),"
+        " partition (window_partition = '2024-05-01 07:00:00'), partition (window_partition = '2024-05-01 09:00:00')"
+    )
+    assert add == (
+        "alter table spark_windows.sensor_vehicles add"
+        f" partition (window_partition = '2024-05-01 08:00:00') location '{FOLDER}/{EIGHT}'"
+        f" partition (window_partition = '2024-05-01 10:00:00') location '{FOLDER}/{ten}'"
+    )
+    parse(drop)
+    trash = "spark_windows.sensor_vehicles__trash"
+    assert purge == (
+        [
+            f"drop table if exists {trash}",
+            f"create table {trash} (purged int) using parquet partitioned by (folder string)",
+            f"alter table {trash} add partition (folder = 'f1') location '{FOLDER}/{unplaced}'",
+            f"drop table if exists {trash}",
+        ]
+        if changelog
+        else []
+    )
+
+
+def test_many_partitions_read_and_not_staged_are_dropped_only_where_the_table_holds_them(catalog_renderer):
+    """A run that read a long span (here 30 hours) with few sessions staged: rather than a DROP
+    IF EXISTS of every hour, the table's partitions are listed and only those it holds dropped."""
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT]]
+    start = hour_us("00:00:00")
+    hours = [start + hour * HOUR for hour in range(30)]
+    grid = [
+        [datetime.datetime.fromtimestamp(us / 1e6, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")] for us in hours
+    ]
+    catalog_renderer.answers[GRID] = grid
+    catalog_renderer.answers["show partitions spark_windows.sensor_vehicles"] = [
+        [EIGHT],
+        ["window_partition=2024-05-01 03%3A00%3A00"],
+        ["window_partition=2024-05-02 01%3A00%3A00"],
+        ["window_partition=2024-05-03 00%3A00%3A00"],  # after the span read
+    ]
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
+    read = {"partition_us": HOUR, "ranges": [[hours[0], hours[-1]]]}
+    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER, read=read)
+    queries = catalog_renderer.queries
+    assert grid_values(queries[1]) == hours
+    assert queries[2] == "show partitions spark_windows.sensor_vehicles"
+    (drop,) = [query for query in queries if " drop if exists " in query]
+    assert drop == (
+        "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 08:00:00'),"
+        " partition (window_partition = '2024-05-01 03:00:00'), partition (window_partition = '2024-05-02 01:00:00')"
+    )
+
+
+def test_a_grid_of_partitions_read_too_long_for_literals_is_made_by_spark(catalog_renderer):
+    """Past 10,000 partitions (Jinja's ranges stop at 100,000) a range's grid is Spark's
+    `sequence`; the other ranges stay literals."""
+    start = hour_us("00:00:00")
+    read = {"partition_us": MINUTE, "ranges": [[start, start + 20_000 * MINUTE], [start, start + 2 * MINUTE]]}
+    assert catalog_renderer.call("_sw_incremental_emptied", Target(), read, [], []) == []
+    (grid,) = catalog_renderer.queries
+    parse(grid)
+    assert f"select explode(sequence({start}L, {start + 20_000 * MINUTE}L, {MINUTE}L)) as __sw_us" in grid
+    assert f"values ({start}L), ({start + MINUTE}L), ({start + 2 * MINUTE}L) as __sw_grid(__sw_us)" in grid
+
+
+def test_a_session_recovery_drops_the_partitions_read_that_the_table_still_holds_and_no_session_is_staged_in(
+    catalog_renderer,
+):
+    """Recovery reads the partitions the run read from the staging table's property. The apply it
+    finishes was killed after its DROP: 07:00, emptied, is gone already, 08:00 is to be added;
+    09:00 (read, holding no staged session) is still held and dropped now."""
+    catalog_renderer.answers["describe formatted spark_windows.pending"] = describe_rows("EXTERNAL", FOLDER)
+    read = {"partition_us": HOUR, "ranges": [[hour_us("07:00:00"), hour_us("09:00:00")]]}
+    catalog_renderer.answers["show tblproperties spark_windows.pending"] = [
+        ["transient_lastDdlTime", "1714550400"],
+        ["spark_windows.read_partitions", json.dumps(read)],
+    ]
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT]]
+    catalog_renderer.answers["show partitions spark_windows.sensor_vehicles"] = [
+        ["window_partition=2024-05-01 09%3A00%3A00"],
+        ["window_partition=2024-05-01 11%3A00%3A00"],
+    ]
+    catalog_renderer.answers[GRID] = partition_names(["07:00:00", "08:00:00", "09:00:00"])
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
+    catalog_renderer.call("_sw_incremental_apply", cfg, Target(), "spark_windows.pending")
+    queries = catalog_renderer.queries
+    assert grid_values(next(query for query in queries if query.startswith(GRID))) == [
+        hour_us(f"{hour:02}:00:00") for hour in (7, 8, 9)
+    ]
+    drop, add = [query for query in queries if query.startswith("alter table")]
+    assert drop == (
+        "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 09:00:00')"
+    )
+    assert add == (
+        f"alter table spark_windows.sensor_vehicles add partition (window_partition = '2024-05-01 08:00:00') location '{FOLDER}/{EIGHT}'"
+    )
+
+
+def test_a_managed_session_staging_table_empties_the_partitions_read_that_no_staged_session_is_in(catalog_renderer):
+    """Under a location_root the staging table is rewritten into the table; the partitions it
+    has rows for are read from it, the partitions the run read from its property."""
+    catalog_renderer.answers["describe formatted spark_windows.pending"] = describe_rows("MANAGED", "file:/w/p")
+    read = {"partition_us": HOUR, "ranges": [[hour_us("07:00:00"), hour_us("08:00:00")]]}
+    catalog_renderer.answers["show tblproperties spark_windows.pending"] = [
+        ["spark_windows.read_partitions", json.dumps(read)]
+    ]
+    catalog_renderer.answers["select distinct cast(window_partition as string)"] = partition_names(
+        ["08:00:00", "12:00:00"]
+    )
+    catalog_renderer.answers[GRID] = partition_names(["07:00:00", "08:00:00"])
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
+    catalog_renderer.call("_sw_incremental_apply", cfg, Target(), "spark_windows.pending")
+    described, properties, overwrite, staged, grid, drop = catalog_renderer.queries
+    assert overwrite.startswith("insert overwrite table spark_windows.sensor_vehicles partition (window_partition)")
+    assert staged.endswith("from spark_windows.pending where __sw_role in ('fresh', 'kept')")
+    parse(staged)
+    assert grid_values(grid) == [hour_us("07:00:00"), hour_us("08:00:00")]
+    assert drop == (
+        "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 07:00:00')"
+    )
+
+
+def test_the_staging_table_of_a_session_run_keeps_the_partitions_it_read_as_a_property(catalog_renderer):
+    read = {"partition_us": HOUR, "ranges": [[hour_us("07:00:00"), hour_us("08:00:00")]]}
+    stage = catalog_renderer.call("_sw_incremental_stage_sql", "spark_windows.pending", "select 1 as x", FOLDER, read)
+    properties = parse(stage).find(exp.Properties).find_all(exp.Property)
+    found = {prop.name: prop.text("value") for prop in properties if prop.name.startswith("spark_windows")}
+    assert {key: json.loads(value) for key, value in found.items()} == {"spark_windows.read_partitions": read}
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
+    plan = {"target_exists": True, "partition_ranges": read["ranges"]}
+    assert catalog_renderer.call("_sw_incremental_read_partitions", cfg, plan) == read
+    assert (
+        catalog_renderer.call("_sw_incremental_read_partitions", cfg, {**plan, "target_exists": False})["ranges"] == []
+    )
+    fixed = catalog_renderer.call("_sw_incremental_config", Config(GOOD))
+    assert catalog_renderer.call("_sw_incremental_read_partitions", fixed, plan) is None
 
 
 def test_recovery_leaves_a_partition_already_re_pointed_at_the_run_as_it_is(catalog_renderer):
