@@ -367,6 +367,7 @@ SESSION_MODEL = """
     watermark_delay='5 minutes',
     allowed_lateness='10 minutes',
     partition_size='1 hour',
+    location_root=(env_var('CLICKS_SESSIONS_ROOT', '') or none),
 ) }}
 
 select page, click_ts, ingested_at
@@ -379,28 +380,50 @@ where ingested_at <= timestamp '{{ env_var("CLICKS_UNTIL") }}'
 """
 
 
-def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one(project):
+@pytest.mark.parametrize("location_root", [False, True], ids=["write_once", "location_root"])
+def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one(project, location_root, monkeypatch):
     """The table is partitioned by the hour of window_end. The first run leaves [07:57, 07:59)
     alone in the partition of 07:00; the second run's rows (not late: the watermark is 07:52)
-    extend it to [07:57, 08:01:30), which ends in the partition of 08:00."""
+    extend it to [07:57, 08:01:30), which ends in the partition of 08:00. The table takes the
+    staged partitions by metadata, or (under a location_root) is rewritten from the staging
+    table; either way the run finds the emptied partition among those it read, which Spark names
+    from literals. Without a changelog it stages nothing the table does not take: no NULL
+    partition is deleted through a `__trash` table."""
+    from dbt.adapters.spark.connections import SparkConnectionManager
+
     model = project["root"] / "models" / "page_sessions.sql"
     model.write_text(SESSION_MODEL)
     table = f"{SCHEMA}.page_sessions"
     sessions = f"select page, cast(window_start as string), cast(window_end as string), clicks from {table}"
+    root = {"sessions_root": str(project["lake"])} if location_root else {}
 
     def run_sessions(until: str, *extra: str) -> None:
-        run_dbt(["run", "--select", "page_sessions", *extra], project_dir=project["root"], env=inputs(project, until))
+        env = inputs(project, until, **root)
+        run_dbt(["run", "--select", "page_sessions", *extra], project_dir=project["root"], env=env)
+
+    statements = []
+    original = SparkConnectionManager.add_query
+
+    def add_query(manager, sql, *args, **kwargs):
+        statements.append(sql)
+        return original(manager, sql, *args, **kwargs)
 
     try:
         run_sessions("2024-05-01 08:01:00", "--full-refresh")
         assert sql(project, sessions) == [("home", "2024-05-01 07:57:00", "2024-05-01 07:59:00", 1)]
         # the partitions the metastore holds, as Hive names them (':' escaped)
         assert sql(project, f"show partitions {table}") == [("window_partition=2024-05-01 07%3A00%3A00",)]
+        location = dict((row[0], row[1]) for row in sql(project, f"describe formatted {table}")).get("Location", "")
+        assert location.rstrip("/").endswith(f"{project['lake'].name}/page_sessions") == location_root, location
+        monkeypatch.setattr(SparkConnectionManager, "add_query", add_query)
         run_sessions("2024-05-01 08:02:00")
+        monkeypatch.undo()
     finally:
         model.unlink()
     assert sql(project, sessions) == [("home", "2024-05-01 07:57:00", "2024-05-01 08:01:30", 3)]
     assert sql(project, f"show partitions {table}") == [("window_partition=2024-05-01 08%3A00%3A00",)]
+    assert [text for text in statements if "select cast(timestamp_micros(__sw_us) as string)" in text]
+    assert not [text for text in statements if "page_sessions__trash" in text]
 
 
 def plant_committed_task(table_dir, source_file, partition: str = "") -> None:
