@@ -9,12 +9,14 @@
     start at wall-clock times that depend on the zone, so the run is refused. The zone is asked
     first, with `SET` (a command: no Spark job, where `select current_timezone()` runs one): in
     UTC (as this project's profiles set it) any type is accepted, and typing the model's SQL, a
-    statement that costs more, is left out. -#}
+    statement that costs more, is left out. Outside UTC the partitions are checked too
+    (_sw_incremental_check_partition_zone). -#}
 {% macro _sw_incremental_check_time_type(cfg, sql) %}
     {%- set zone = run_query('set spark.sql.session.timeZone').rows[0][1] | string -%}
     {%- if zone in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00'] -%}
         {{ return(none) }}
     {%- endif -%}
+    {%- do spark_windows._sw_incremental_check_partition_zone(cfg, zone) -%}
     {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
     {%- if types.get(spark_windows._sw_column_key(spark_windows._sw_column_name(cfg.time_col))) == 'timestamp_ntz' -%}
         {{ exceptions.raise_compiler_error(
@@ -24,6 +26,32 @@
             ~ "to UTC (as this project's profiles do), where the windows are those of the wall clock, or give the time column "
             ~ "as a timestamp in the model's SQL, such as to_utc_timestamp(" ~ cfg.time_col ~ ", 'America/New_York') for "
             ~ "wall-clock times of New York") }}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- The table's partitions are named by their start (window_partition, a timestamp) in the session
+    time zone, as Spark names partition folders, and read back from that name. Where the zone's
+    clocks go back (daylight saving time), an hour's local times occur twice: a partition that
+    starts in the second of them is read back as the first, and two partitions an hour apart can
+    take one name, so a run that rewrites one would drop the other's windows. Partitions shorter
+    than a day are refused in such a zone (its offsets in January and July of this year differ);
+    a zone Spark knows but pytz does not (an offset such as '+02:00') has fixed offsets. -#}
+{% macro _sw_incremental_check_partition_zone(cfg, zone) %}
+    {%- if cfg.partition_us >= 86400000000 or zone not in modules.pytz.all_timezones_set -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set tz = modules.pytz.timezone(zone) -%}
+    {%- set year = modules.datetime.datetime.now().year -%}
+    {%- set winter = tz.utcoffset(modules.datetime.datetime(year, 1, 1)) -%}
+    {%- set summer = tz.utcoffset(modules.datetime.datetime(year, 7, 1)) -%}
+    {%- if winter != summer -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: partition_size (" ~ cfg.settings.partition_size ~ ") is shorter than a day and the Spark "
+            ~ "session time zone is " ~ zone ~ ", whose clocks change for daylight saving time: the table's partitions are named "
+            ~ "by their start in that zone, and when its clocks go back two partitions can take one name, so a run would drop "
+            ~ "windows it did not read. Set spark.sql.session.timeZone to UTC (as this project's profiles do), or a zone of "
+            ~ "fixed offset, or give partition_size of a day or more") }}
     {%- endif -%}
 {% endmacro %}
 

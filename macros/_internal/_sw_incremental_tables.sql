@@ -155,7 +155,10 @@ spark_windows.read_partitions
     (`staged`: partition folder names, as SHOW PARTITIONS lists them), their every session having
     moved into a merge. Spark names each partition the run read (a timestamp as a string in the
     session's time zone, as it names the partition's folder) in a query of literals, which runs
-    no job (a DISTINCT would run two: the starts are made distinct here). `held`: the table's
+    no job (a DISTINCT would run two: the starts are made distinct here). A name that reads back
+    as another start (a zone's repeated hour, which _sw_incremental_check_partition_zone refuses
+    for partitions under a day) is left out: the run read that partition only if that other
+    start is among those it read. `held`: the table's
     partition folder names, listed here when not given and the partitions read but not staged
     are more than 20; fewer are dropped with IF EXISTS, which skips those the table does not
     hold. -#}
@@ -179,7 +182,9 @@ spark_windows.read_partitions
     {%- set literals = starts | reject('string') | unique | list -%}
     {%- set parts = grids + (['select * from values (' ~ literals | join('L), (') ~ 'L) as __sw_grid(__sw_us)'] if literals else []) -%}
     {%- set unstaged = [] -%}
-    {%- for row in run_query('select cast(timestamp_micros(__sw_us) as string)\nfrom (' ~ parts | join('\nunion all\n') ~ ') as __sw_read').rows -%}
+    {%- set named = 'cast(timestamp_micros(__sw_us) as string)' -%}
+    {%- set query = 'select ' ~ named ~ '\nfrom (' ~ parts | join('\nunion all\n') ~ ') as __sw_read\nwhere cast(' ~ named ~ ' as timestamp) = timestamp_micros(__sw_us)' -%}
+    {%- for row in run_query(query).rows -%}
         {%- set name = 'window_partition=' ~ row[0] | replace(':', '%3A') -%}
         {%- if name not in staged and name not in unstaged -%}
             {%- do unstaged.append(name) -%}

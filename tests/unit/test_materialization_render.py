@@ -90,6 +90,44 @@ def test_the_materialization_is_registered_for_spark_only(renderer):
     ]
 
 
+DAY_US = 24 * 3600 * 1_000_000
+
+
+@pytest.mark.parametrize(
+    "zone, partition_size, refused",
+    [
+        ("America/New_York", "1 hour", True),  # 01:00 to 02:00 occurs twice each November
+        ("Europe/Berlin", "15 minutes", True),
+        ("Australia/Sydney", "6 hours", True),  # its clocks go back in April
+        ("America/New_York", "1 day", False),
+        ("Asia/Kolkata", "1 hour", False),  # no daylight saving time
+        ("Asia/Kathmandu", "1 minute", False),
+        ("+02:00", "1 hour", False),  # a fixed offset, which pytz does not name
+        ("UTC", "1 minute", False),
+    ],
+)
+def test_partitions_shorter_than_a_day_are_refused_in_a_zone_whose_clocks_go_back(zone, partition_size, refused):
+    """Partition folders are named by their start in the session zone: where an hour occurs twice,
+    a partition starting in its second occurrence reads back as the first, and two can take one
+    name."""
+    renderer = MacroRenderer()
+    renderer.env.globals["run_query"] = lambda sql: SimpleNamespace(
+        rows=[("spark.sql.session.timeZone", zone)] if sql == "set spark.sql.session.timeZone" else []
+    )
+    cfg = renderer.macros["_sw_incremental_config"](Config({**GOOD, "partition_size": partition_size}))
+    check = renderer.macros["_sw_incremental_check_time_type"]
+    if not refused:
+        check(cfg, "select * from clicks")
+        return
+    with pytest.raises(CompilerError) as error:
+        check(cfg, "select * from clicks")
+    assert str(error.value).startswith(
+        f"windowed_incremental: partition_size ({partition_size}) is shorter than a day and the Spark session time zone "
+        f"is {zone}, whose clocks change for daylight saving time"
+    )
+    assert "Set spark.sql.session.timeZone to UTC" in str(error.value)
+
+
 @pytest.mark.parametrize(
     "time_type, zone, refused",
     [
@@ -115,7 +153,7 @@ def test_a_timestamp_ntz_time_column_is_read_only_in_a_utc_session(time_type, zo
 
     renderer = MacroRenderer()  # its own: the stubbed run_query must not reach other tests
     renderer.env.globals["run_query"] = run_query
-    cfg = {**GOOD, "time_col": "e.`click_ts`"}
+    cfg = {**GOOD, "time_col": "e.`click_ts`", "partition_us": DAY_US}
     check = renderer.macros["_sw_incremental_check_time_type"]
     if not refused:
         check(cfg, "select * from clicks")
