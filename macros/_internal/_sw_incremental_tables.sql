@@ -155,13 +155,13 @@ spark_windows.read_partitions
     (`staged`: partition folder names, as SHOW PARTITIONS lists them), their every session having
     moved into a merge. Spark names each partition the run read (a timestamp as a string in the
     session's time zone, as it names the partition's folder) in a query of literals, which runs
-    no job (a DISTINCT would run two: the starts are made distinct here). A name that reads back
-    as another start (a zone's repeated hour, which _sw_incremental_check_partition_zone refuses
-    for partitions under a day) is left out: the run read that partition only if that other
-    start is among those it read. `held`: the table's
-    partition folder names, listed here when not given and the partitions read but not staged
-    are more than 20; fewer are dropped with IF EXISTS, which skips those the table does not
-    hold. -#}
+    no job (a DISTINCT would run two: the starts are made distinct here; past 10,000 starts a
+    range is Spark's `sequence`, in a job). A name that reads back as another start (a zone's
+    repeated hour, which _sw_incremental_check_partition_zone refuses for partitions under a
+    day) is left out: the run read that partition only if that other start is among those it
+    read. `held`: the table's partition folder names, listed here when not given and the
+    partitions read but not staged are more than 20; fewer are dropped with IF EXISTS, which
+    skips those the table does not hold. -#}
 {% macro _sw_incremental_emptied(target, read, staged, held=none) %}
     {%- set starts = [] -%}
     {%- for span in read.ranges -%}
@@ -181,20 +181,30 @@ spark_windows.read_partitions
     {%- set grids = starts | select('string') | list -%}
     {%- set literals = starts | reject('string') | unique | list -%}
     {%- set parts = grids + (['select * from values (' ~ literals | join('L), (') ~ 'L) as __sw_grid(__sw_us)'] if literals else []) -%}
-    {%- set unstaged = [] -%}
     {%- set named = 'cast(timestamp_micros(__sw_us) as string)' -%}
     {%- set query = 'select ' ~ named ~ '\nfrom (' ~ parts | join('\nunion all\n') ~ ') as __sw_read\nwhere cast(' ~ named ~ ' as timestamp) = timestamp_micros(__sw_us)' -%}
+    {#- names in dicts, not lists: a long span's thousands of names are looked up in constant time -#}
+    {%- set seen = {} -%}
+    {%- for name in staged -%}
+        {%- do seen.update({name: true}) -%}
+    {%- endfor -%}
+    {%- set unstaged = [] -%}
     {%- for row in run_query(query).rows -%}
         {%- set name = 'window_partition=' ~ row[0] | replace(':', '%3A') -%}
-        {%- if name not in staged and name not in unstaged -%}
+        {%- if name not in seen -%}
+            {%- do seen.update({name: true}) -%}
             {%- do unstaged.append(name) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- if held is none and unstaged | length > 20 -%}
         {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list -%}
     {%- endif -%}
+    {%- set holds = {} -%}
+    {%- for name in held or [] -%}
+        {%- do holds.update({name: true}) -%}
+    {%- endfor -%}
     {%- set emptied = [] -%}
-    {%- for name in unstaged | sort if held is none or name in held -%}
+    {%- for name in unstaged | sort if held is none or name in holds -%}
         {%- do emptied.append(spark_windows._sw_partition_spec(name)) -%}
     {%- endfor -%}
     {{ return(emptied) }}
