@@ -190,7 +190,7 @@ spark_windows.read_partitions
     {%- endfor -%}
     {%- set unstaged = [] -%}
     {%- for row in run_query(query).rows -%}
-        {%- set name = 'window_partition=' ~ row[0] | replace(':', '%3A') -%}
+        {%- set name = spark_windows._sw_partition_folder(row[0]) -%}
         {%- if name not in seen -%}
             {%- do seen.update({name: true}) -%}
             {%- do unstaged.append(name) -%}
@@ -246,7 +246,7 @@ spark_windows.read_partitions
     {%- if read is not none -%}
         {%- set staged = [] -%}
         {%- for row in run_query("select distinct cast(window_partition as string) from " ~ pending ~ " where __sw_role in ('fresh', 'kept')").rows -%}
-            {%- do staged.append('window_partition=' ~ row[0] | replace(':', '%3A')) -%}
+            {%- do staged.append(spark_windows._sw_partition_folder(row[0])) -%}
         {%- endfor -%}
         {%- set emptied = spark_windows._sw_incremental_emptied(target, read, staged) -%}
     {%- else -%}
@@ -309,6 +309,13 @@ spark_windows.read_partitions
         {{ exceptions.raise_compiler_error("windowed_incremental: unexpected partition folder " ~ name ~ " (a timestamp partition was expected)") }}
     {%- endif -%}
     {{ return(column ~ " = '" ~ value ~ "'") }}
+{% endmacro %}
+
+
+{#- The folder name SHOW PARTITIONS lists for a partition whose value Spark names `value` (a
+    timestamp cast to a string): the inverse of _sw_partition_spec. -#}
+{% macro _sw_partition_folder(value) %}
+    {{ return('window_partition=' ~ value | replace(':', '%3A')) }}
 {% endmacro %}
 
 
