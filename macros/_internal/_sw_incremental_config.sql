@@ -10,11 +10,12 @@
     first, with `SET` (a command: no Spark job, where `select current_timezone()` runs one): in
     UTC (as this project's profiles set it) any type is accepted, and typing the model's SQL, a
     statement that costs more, is left out. Outside UTC the partitions are checked too
-    (_sw_incremental_check_partition_zone). -#}
+    (_sw_incremental_check_partition_zone). Returns the zone, which each commit stores
+    (_sw_incremental_check_stored_zone). -#}
 {% macro _sw_incremental_check_time_type(cfg, sql) %}
     {%- set zone = run_query('set spark.sql.session.timeZone').rows[0][1] | string -%}
-    {%- if zone in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00'] -%}
-        {{ return(none) }}
+    {%- if spark_windows._sw_is_utc(zone) -%}
+        {{ return(zone) }}
     {%- endif -%}
     {%- do spark_windows._sw_incremental_check_partition_zone(cfg, zone) -%}
     {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
@@ -27,6 +28,34 @@
             ~ "as a timestamp in the model's SQL, such as to_utc_timestamp(" ~ cfg.time_col ~ ", 'America/New_York') for "
             ~ "wall-clock times of New York") }}
     {%- endif -%}
+    {{ return(zone) }}
+{% endmacro %}
+
+
+{% macro _sw_is_utc(zone) %}
+    {{ return(zone in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00']) }}
+{% endmacro %}
+
+
+{#- The session time zone of the last commit (stored with its settings since it was stored at
+    all) must be the run's: the table's partitions are named by their start in that zone, so in
+    another zone a run would look for them under other names and keep windows twice, or drop a
+    partition it did not read. Two names of UTC are the same zone; other zones are compared by
+    name. Checked before recovery applies anything. -#}
+{% macro _sw_incremental_check_stored_zone(cfg, relation, state) %}
+    {%- set stored = fromjson(state.config) if state.config else none -%}
+    {%- set before = stored.get('session_time_zone') if stored is mapping else none -%}
+    {%- set zone = cfg.get('session_time_zone') -%}
+    {%- if before is none or zone is none or before == zone
+        or (spark_windows._sw_is_utc(before) and spark_windows._sw_is_utc(zone)) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ exceptions.raise_compiler_error(
+        "windowed_incremental: the Spark session time zone is " ~ zone ~ ", and the last run of " ~ relation
+        ~ " ran in " ~ before ~ ": its partitions (window_partition) are named by their start in the session time zone, "
+        ~ "so a run in another zone would not find the partitions it must rewrite, and would keep windows twice. Set "
+        ~ "spark.sql.session.timeZone back to " ~ before ~ ", or run the model once with --full-refresh to write every "
+        ~ "partition under its name in " ~ zone) }}
 {% endmacro %}
 
 
@@ -208,7 +237,7 @@
     {%- set durations = ['watermark_delay', 'allowed_lateness', 'partition_size'] -%}
     {%- set changes = [] -%}
     {%- if stored is mapping -%}
-        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | sort -%}
+        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | reject('equalto', 'session_time_zone') | sort -%}
             {%- set old = stored.get(key) -%}
             {%- set value = settings.get(key) -%}
             {%- if key in durations and old is string and value is string -%}

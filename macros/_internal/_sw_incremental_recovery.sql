@@ -9,6 +9,7 @@
     table of the model starts again. -#}
 {% macro _sw_incremental_recover(cfg, target, tables, full_refresh) %}
     {%- set state = spark_windows._sw_incremental_read_state(target, tables, full_refresh) -%}
+    {%- do spark_windows._sw_incremental_check_stored_zone(cfg, target, state) -%}
     {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
     {%- if state.batch_id > 0 -%}
         {#- A run writes late and changelog rows only after its staging table exists, which marks

@@ -249,7 +249,9 @@ from __sw_compared
     a scalar subquery).
     `arrival_counts`: JSON text, the rows the run processed per hour of ingestion time, less
     the processed rows it found removed (_sw_incremental_arrival_check_sql), or per input file
-    (_sw_incremental_list_files). -#}
+    (_sw_incremental_list_files).
+    config: the settings (the refusal of a changed one names them) and the session time zone
+    (_sw_incremental_stored_settings). -#}
 {% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
 insert into {{ state_table }}
 select
@@ -267,12 +269,24 @@ select
     {{ spark_windows._sw_us_literal(plan.run_us) }},
     '{{ pending.identifier if plan.rewrite else '' }}',
     '{{ fingerprint }}',
-    {{ spark_windows._sw_string_literal(tojson(cfg.settings, sort_keys=true)) }},
+    {{ spark_windows._sw_string_literal(tojson(spark_windows._sw_incremental_stored_settings(cfg), sort_keys=true)) }},
     {{ spark_windows._sw_string_literal(arrival_counts) }}
 {%- if plan.rewrite %}
 from {{ pending }}
 {%- endif %}
 {%- endmacro %}
+
+
+{#- The settings a commit stores: the model's, and the session time zone its partitions are
+    named in (_sw_incremental_check_stored_zone), where the materialization read it. -#}
+{% macro _sw_incremental_stored_settings(cfg) %}
+    {%- set stored = {} -%}
+    {%- do stored.update(cfg.settings) -%}
+    {%- if cfg.get('session_time_zone') is not none -%}
+        {%- do stored.update({'session_time_zone': cfg.session_time_zone}) -%}
+    {%- endif -%}
+    {{ return(stored) }}
+{% endmacro %}
 
 
 {#- A run with no new rows changes no table; its main statement counts the committed runs. -#}

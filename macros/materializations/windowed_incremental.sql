@@ -43,7 +43,7 @@
     {%- set grant_config = config.get('grants') -%}
 
     {{ run_hooks(pre_hooks) }}
-    {%- do spark_windows._sw_incremental_check_time_type(cfg, sql) -%}
+    {%- do cfg.update({'session_time_zone': spark_windows._sw_incremental_check_time_type(cfg, sql)}) -%}
     {%- do run_query(spark_windows._sw_incremental_static_overwrite_sql()) -%}
 
     {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted

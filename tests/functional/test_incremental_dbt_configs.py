@@ -98,8 +98,9 @@ def inputs(project: dict, until: str, **variables) -> dict[str, str]:
     }
 
 
-def run(project: dict, until: str, expect_pass: bool = True, full_refresh: bool = False, **variables):
-    """Runs the model; returns what dbt showed (messages of its events) and its cache actions."""
+def run(project: dict, until: str, expect_pass: bool = True, full_refresh: bool = False, environment=None, **variables):
+    """Runs the model; returns what dbt showed (messages of its events) and its cache actions.
+    `environment`: more environment variables, such as the profile's."""
     shown, cache = [], []
 
     def listen(event):
@@ -108,7 +109,9 @@ def run(project: dict, until: str, expect_pass: bool = True, full_refresh: bool 
             cache.append(event.data)
 
     args = ["run", "--log-cache-events"] + (["--full-refresh"] if full_refresh else [])
-    result = run_dbt(args, expect_pass, project["root"], [listen], inputs(project, until, **variables))
+    result = run_dbt(
+        args, expect_pass, project["root"], [listen], {**inputs(project, until, **variables), **(environment or {})}
+    )
     return "\n".join([str(result.exception), *shown]), cache
 
 
@@ -153,6 +156,34 @@ def test_a_changed_setting_is_named_in_the_refusal(project):
     # the same length written otherwise is no change
     run(project, "2024-05-01 08:02:00", delay="0 minutes")
     assert sql(project, f"select page, clicks from {SCHEMA}.page_clicks") == [("home", 2)]
+
+
+def test_a_run_in_another_session_time_zone_than_the_last_commit_is_refused_and_changes_nothing(project):
+    """The table's partitions are named by their start in the session time zone, which each commit
+    stores: a run in another zone (the profile's, SPARK_WINDOWS_SESSION_TIME_ZONE) is refused
+    before it touches a table; in the stored zone again the model runs on."""
+    state = f"{SCHEMA}.page_clicks__state"
+    batches = sql(project, f"select batch_id from {state} order by batch_id")
+    windows = sorted(sql(project, f"select page, window_start, clicks, window_partition from {SCHEMA}.page_clicks"))
+    last_config = sql(project, f"select config from {state} order by batch_id desc limit 1")[0][0]
+    assert json.loads(last_config)["session_time_zone"] == "UTC"
+    try:
+        with_zone = {"SPARK_WINDOWS_SESSION_TIME_ZONE": "Asia/Kolkata"}
+        shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False, environment=with_zone)
+    finally:
+        project["spark"]().sql("set spark.sql.session.timeZone = UTC")
+    assert (
+        "windowed_incremental: the Spark session time zone is Asia/Kolkata, and the last run of "
+        f"{SCHEMA}.page_clicks ran in UTC: its partitions (window_partition) are named by their start" in shown
+    ), shown[-3000:]
+    assert sql(project, f"select batch_id from {state} order by batch_id") == batches
+    after = sorted(sql(project, f"select page, window_start, clicks, window_partition from {SCHEMA}.page_clicks"))
+    assert after == windows
+    # another name of the stored zone is the same zone
+    try:
+        run(project, "2024-05-01 08:02:00", environment={"SPARK_WINDOWS_SESSION_TIME_ZONE": "Etc/UTC"})
+    finally:
+        project["spark"]().sql("set spark.sql.session.timeZone = UTC")
 
 
 def test_grants_are_applied_to_each_kept_table(project):

@@ -476,6 +476,70 @@ def test_input_rows_by_ingestion_time_keep_their_bounds(incremental_renderer, wh
     parse(text)
 
 
+def test_a_stored_session_time_zone_is_not_named_as_a_changed_setting(incremental_renderer):
+    message = changed_message(
+        incremental_renderer, {**STORED, "session_time_zone": "UTC"}, watermark_delay="10 minutes"
+    )
+    assert message.startswith("windowed_incremental: watermark_delay (was '5 minutes', now '10 minutes') of ")
+
+
+def stored_state(zone):
+    settings = {**STORED, **({"session_time_zone": zone} if zone else {})}
+    return {"batch_id": 3, "config": json.dumps(settings)}
+
+
+@pytest.mark.parametrize(
+    "stored, zone, refused",
+    [
+        ("UTC", "Asia/Kolkata", True),
+        ("America/New_York", "UTC", True),
+        ("Asia/Kolkata", "+05:30", True),  # the same offset under another name: compared by name
+        ("UTC", "UTC", False),
+        ("Etc/UTC", "UTC", False),  # two names of UTC
+        ("Asia/Kolkata", "Asia/Kolkata", False),
+        (None, "Asia/Kolkata", False),  # a commit of an earlier version stored no zone
+    ],
+)
+def test_a_run_in_another_session_time_zone_than_the_last_commit_is_refused(
+    incremental_renderer, stored, zone, refused
+):
+    cfg = config(incremental_renderer)
+    cfg["session_time_zone"] = zone
+    check = incremental_renderer.macros["_sw_incremental_check_stored_zone"]
+    if not refused:
+        check(cfg, Target(), stored_state(stored))
+        return
+    with pytest.raises(CompilerError) as error:
+        check(cfg, Target(), stored_state(stored))
+    assert str(error.value) == (
+        f"windowed_incremental: the Spark session time zone is {zone}, and the last run of "
+        f"spark_windows.sensor_vehicles ran in {stored}: its partitions (window_partition) are named by their start "
+        "in the session time zone, so a run in another zone would not find the partitions it must rewrite, and would "
+        f"keep windows twice. Set spark.sql.session.timeZone back to {stored}, or run the model once with "
+        f"--full-refresh to write every partition under its name in {zone}"
+    )
+
+
+def test_no_stored_state_has_no_zone_to_compare(incremental_renderer):
+    cfg = config(incremental_renderer)
+    cfg["session_time_zone"] = "Asia/Kolkata"
+    incremental_renderer.call("_sw_incremental_check_stored_zone", cfg, Target(), {"batch_id": 0, "config": None})
+
+
+@pytest.mark.parametrize("zone", ["Asia/Kolkata", None])
+def test_the_commit_stores_the_session_time_zone_with_the_settings(incremental_renderer, zone):
+    cfg = config(incremental_renderer)
+    if zone:
+        cfg["session_time_zone"] = zone
+    plan = incremental_renderer.call("_sw_incremental_plan", cfg, dict(STATES["later run"]), SUMMARY)
+    commit = parse(
+        incremental_renderer.call("_sw_incremental_commit_sql", cfg, "t__state", 4, plan, 40, Target(), "f1", "{}")
+    )
+    stored = json.loads(commit.expression.selects[10].this)
+    assert stored == {**cfg["settings"], **({"session_time_zone": zone} if zone else {})}
+    assert "session_time_zone" not in cfg["settings"]
+
+
 def test_a_state_table_without_stored_settings_gets_the_general_message(incremental_renderer):
     message = changed_message(incremental_renderer, None, watermark_delay="10 minutes")
     assert message.startswith(

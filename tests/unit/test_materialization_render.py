@@ -117,7 +117,8 @@ def test_partitions_shorter_than_a_day_are_refused_in_a_zone_whose_clocks_go_bac
     cfg = renderer.macros["_sw_incremental_config"](Config({**GOOD, "partition_size": partition_size}))
     check = renderer.macros["_sw_incremental_check_time_type"]
     if not refused:
-        check(cfg, "select * from clicks")
+        # the zone the commit stores (_sw_incremental_check_stored_zone)
+        assert check(cfg, "select * from clicks") == zone
         return
     with pytest.raises(CompilerError) as error:
         check(cfg, "select * from clicks")
