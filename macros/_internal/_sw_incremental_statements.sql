@@ -163,7 +163,11 @@ select 'file' as part, {{ cfg.file_col }} as file,
     {{ spark_windows._sw_incremental_scan_columns(cfg, scan_state) }}
     {%- endif %}
 from (
+    {%- if scan_state is none %}
     {{ model_sql }}
+    {%- else %}
+    {{ spark_windows._sw_incremental_with_times(cfg, '(\n    ' ~ model_sql ~ '\n) as __sw_unlisted') }}
+    {%- endif %}
 ) as __sw_unlisted
 {%- if processed_files %}
 where {{ cfg.file_col }} not in ({{ spark_windows._sw_incremental_file_literals(processed_files) }})

@@ -589,6 +589,44 @@ def union_parts(query: exp.Expression) -> dict[str, exp.Select]:
     }
 
 
+def checks_of(sql: str, column: str) -> int:
+    """How many times `sql` checks the type of the time column `column` (_sw_ts)."""
+    return sql.count(f"'spark_windows: the time column {column} is of type '")
+
+
+@pytest.mark.parametrize("batch_view", [None, "__sw_batch_sensor_vehicles"])
+def test_the_scan_checks_each_time_column_once_and_aggregates_the_checked_times(incremental_renderer, batch_view):
+    """Spark analyses each copy of the check: the scan computes the checked times once per row,
+    in a projection its aggregates read."""
+    cfg = config(incremental_renderer)
+    state = dict(STATES["later run"])
+    scan = incremental_renderer.call("_sw_incremental_summary_sql", cfg, "select * from events", state, batch_view)
+    assert checks_of(scan, "reading_ts") == 1 and checks_of(scan, "ingested_at") == 1
+    hours = union_parts(parse(scan))["hour"]
+    aggregates = {column.alias_or_name: column.unalias().sql("spark") for column in hours.selects}
+    assert aggregates["max_ingestion_us"] == "MAX(__sw_ingestion_us)"
+    assert aggregates["max_event_us"] == "MAX(__sw_ts_us)"
+    assert "__sw_ts_us" in aggregates["late_rows"] and "__sw_ts_us" in aggregates["min_update_us"]
+    assert aggregates["hour_us"] == "(__sw_ingestion_us - PMOD(__sw_ingestion_us, 3600000000))"
+    # the times are the checked columns of the rows the scan reads
+    source = hours.find(exp.From).this.this
+    checked = {column.alias_or_name: column for column in source.selects}
+    assert checked["__sw_ts_us"].unalias().sql("spark").startswith("UNIX_MICROS(CASE WHEN NOT TYPEOF(reading_ts)")
+    assert (
+        checked["__sw_ingestion_us"].unalias().sql("spark").startswith("UNIX_MICROS(CASE WHEN NOT TYPEOF(ingested_at)")
+    )
+
+
+def test_the_listing_that_is_the_scan_checks_each_time_column_once(incremental_renderer):
+    cfg = config(incremental_renderer, input_file_col="source_file")
+    listing = incremental_renderer.call(
+        "_sw_incremental_unlisted_files_sql", cfg, "select * from clicks", ["file:/lake/a.parquet"], STATES["later run"]
+    )
+    assert checks_of(listing, "reading_ts") == 1 and checks_of(listing, "ingested_at") == 1
+    files = union_parts(parse(listing))["file"]
+    assert files.args["where"].sql("spark") == "WHERE NOT source_file IN ('file:/lake/a.parquet')"
+
+
 @pytest.mark.parametrize("state_table", [None, "spark_windows.sensor_vehicles__state"])
 def test_the_scan_of_the_new_rows_counts_them_by_hour_and_the_input_only_with_a_state(
     incremental_renderer, state_table
@@ -988,8 +1026,8 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     assert plan["batch_view"] == views[0] and plan.get("candidates_view") == (views[1] if later else None)
     assert plan.get("touched_view") == (views[2] if later else None)
     summary = renderer.call("_sw_incremental_summary_sql", cfg, SESSION_SQL, STATES[moment], plan["batch_view"])
-    assert "from __sw_batch_sensor_vehicles as __sw_new" in summary
-    parse(summary)
+    # the scan reads the cached batch, and nothing else
+    assert [table.name for table in parse(summary).find_all(exp.Table)] == ["__sw_batch_sensor_vehicles"]
     assert plan["late_rows"] == SUMMARY["late_rows"] + (1 if later else 0)
     # the staging query recomputes the sessions it reads once, inline: nothing more is cached
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
