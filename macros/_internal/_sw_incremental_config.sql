@@ -32,6 +32,7 @@
 {% endmacro %}
 
 
+{#- Whether a session time zone Spark names is UTC under one of its names. -#}
 {% macro _sw_is_utc(zone) %}
     {{ return(zone in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00']) }}
 {% endmacro %}

