@@ -455,25 +455,22 @@ from (
 
 
 {#- Two stacks, step 3: the suffix of the previous block from the window's first pane (n - 1
-    panes back); none when the window is exactly one block. -#}
+    panes back); none when the window is exactly one block. Read from the grid row n - 1 rows
+    back, taken only when it is that pane: wherever the suffix there holds a pane, every pane of
+    the window is on the grid (that pane's run covers the window's end, and the run before it,
+    or its reach back to the block's start, covers the window's first pane), so the row n - 1
+    back is the window's first pane; elsewhere the suffix is empty and none is taken. An offset
+    lookup (lag) where a RANGE frame of one pane kept a frame per row. -#}
 {% macro _sw_two_stacks_previous_suffix(ctx, running) -%}
-    {%- set n = ctx.n -%}
+    {%- set back = ctx.n - 1 -%}
     {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
+    {%- set spans_two = '__sw_pane - __sw_block < ' ~ back ~ ' and lag(__sw_pane, ' ~ back ~ ') over (' ~ by_pane ~ ') = __sw_pane - ' ~ back -%}
 select
     *
-    {%- for column in ctx.columns %},
-    case when __sw_pane - __sw_block < {{ n - 1 }} then
-        first_value({{ column.name }}_suffix) over (
-            {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
-        )
-    end as {{ column.name }}_suffix_before
-    {%- if column.merge == 'mean' %},
-    case when __sw_pane - __sw_block < {{ n - 1 }} then
-        first_value({{ column.name }}_suffix_shift) over (
-            {{ by_pane }} range between {{ n - 1 }} preceding and {{ n - 1 }} preceding
-        )
-    end as {{ column.name }}_suffix_shift_before
-    {%- endif %}
+    {%- for column in ctx.columns %}
+    {%- for suffix in ['_suffix'] + (['_suffix_shift'] if column.merge == 'mean' else []) %},
+    case when {{ spans_two }} then lag({{ column.name }}{{ suffix }}, {{ back }}) over ({{ by_pane }}) end as {{ column.name }}{{ suffix }}_before
+    {%- endfor %}
     {%- endfor %}
 from (
     {{ running }}

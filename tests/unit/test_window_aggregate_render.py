@@ -369,6 +369,34 @@ def test_the_hop_sweep_has_both_branches_when_a_sum_may_be_inexact(renderer):
     assert rendered.count("typeof(v) in ('tinyint', 'smallint', 'int', 'bigint')") == 2
 
 
+@pytest.mark.parametrize("group_by", [[], ["k"]])
+def test_two_stacks_read_the_previous_suffix_n_minus_1_grid_rows_back_only_at_that_pane(renderer, group_by):
+    # hop(1 hour, 1 minute): 60 panes a window. Each column's previous suffix is the grid row 59
+    # rows back, taken only when that row is pane __sw_pane - 59; no frame of panes is kept
+    aggregates = {"lo": "min(v)", "spread": "stddev(v)"}
+    rendered = render(renderer, HOP, group_by, aggregates)
+    tree = parse_relation(rendered)
+    looked_up = {}
+    for alias in tree.find_all(exp.Alias):
+        if alias.alias.endswith("_before"):
+            looked_up[alias.alias] = alias.this
+    partials = renderer.call("_sw_partial_columns", renderer.call("_sw_parse_aggregates", aggregates, "m"))
+    means = [column for column in partials["columns"] if column["merge"] == "mean"]
+    assert len(looked_up) == len(partials["columns"]) + len(means)
+    order = "order by __sw_pane" if not group_by else "partition by k order by __sw_pane"
+    for name, value in looked_up.items():
+        sql = value.sql(dialect="spark").lower()
+        column = name.removesuffix("_before")
+        assert f"lag({column}, 59) over ({order})" in sql
+        assert f"lag(__sw_pane, 59) over ({order}) = __sw_pane - 59" in sql
+        assert "__sw_pane - __sw_block < 59" in sql
+    assert not [
+        window
+        for window in tree.find_all(exp.Window)
+        if window.args.get("spec") and "range" in window.args["spec"].sql().lower()
+    ]
+
+
 def sweep_orders(rendered: str) -> list[list[tuple[str, bool]]]:
     """The ORDER BY of every window function of the sweep, as [(column, descending)]."""
     orders = []
