@@ -457,10 +457,11 @@ from (
 {#- Two stacks, step 3: the suffix of the previous block from the window's first pane (n - 1
     panes back); none when the window is exactly one block. Read from the grid row n - 1 rows
     back, taken only when it is that pane: wherever the suffix there holds a pane, every pane of
-    the window is on the grid (that pane's run covers the window's end, and the run before it,
-    or its reach back to the block's start, covers the window's first pane), so the row n - 1
-    back is the window's first pane; elsewhere the suffix is empty and none is taken. An offset
-    lookup (lag) where a RANGE frame of one pane kept a frame per row. -#}
+    the window is on the grid (from the first such pane, its run and the runs adjoining it reach
+    the window's end; the run before it, or its reach back to the block's start, covers the
+    window's first pane), so the row n - 1 back is the window's first pane; elsewhere the suffix
+    is empty and none is taken. An offset lookup (lag) where a RANGE frame of one pane kept a
+    frame per row. -#}
 {% macro _sw_two_stacks_previous_suffix(ctx, running) -%}
     {%- set back = ctx.n - 1 -%}
     {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
