@@ -8,11 +8,13 @@
               leave no window between them without it when q - p <= n: they belong to one run.
               A run from pane s to pane t adds +1 at window end s and -1 at t + n.
     cumulate  a window of block b ending at pane e covers panes b .. e; a value counts from its
-              first pane in the block: +1 there, -1 at the block's end b + n.
+              first pane in the block, the least pane of its (group, block, value): +1 there.
+              An aggregate finds that pane, where hop needs each value's panes in order.
 
     The +1/-1 events of all distinct aggregates are added per (group, event pane); a running sum
-    over them, in pane order, is every window's distinct count, and each event fills the window
-    ends up to the next event. NULL values never count. The windows themselves (and every other
+    over them, in pane order, is every window's distinct count (for cumulate, restarting in each
+    block), and each event fills the window ends up to the next event (for cumulate, the last
+    one up to the block's end). NULL values never count. The windows themselves (and every other
     aggregate) come from the slice plan, which the distinct counts are joined to; a window whose
     values are all NULL counts 0.
 -#}
@@ -66,7 +68,14 @@
 {#- Every window end (__sw_pane) where a distinct count is above 0, with the counts
     (__sw_d1, __sw_d2, ... one per distinct argument). -#}
 {% macro _sw_distinct_sweep(ctx) -%}
-    {%- set sweep = ctx.by_keys ~ ' order by __sw_at' -%}
+    {%- if ctx.kind == 'cumulate' -%}
+        {%- set block = '__sw_at - pmod(__sw_at, ' ~ ctx.n ~ ')' -%}
+        {%- set sweep = 'partition by ' ~ ctx.keys_comma ~ block ~ ' order by __sw_at' -%}
+        {%- set next_at = 'coalesce(lead(__sw_at) over (' ~ sweep ~ '), ' ~ block ~ ' + ' ~ ctx.n ~ ')' -%}
+    {%- else -%}
+        {%- set sweep = ctx.by_keys ~ ' order by __sw_at' -%}
+        {%- set next_at = 'lead(__sw_at) over (' ~ sweep ~ ')' -%}
+    {%- endif -%}
     {%- set columns = [] -%}
     {%- for argument in ctx.arguments -%}
         {%- do columns.append('__sw_d' ~ loop.index) -%}
@@ -80,7 +89,7 @@
                 {%- for column in columns %}
                 sum({{ column }}) over ({{ sweep }} rows between unbounded preceding and current row) as {{ column }},
                 {%- endfor %}
-                lead(__sw_at) over ({{ sweep }}) as __sw_next_at
+                {{ next_at }} as __sw_next_at
             from (
                 select
                     {{ ctx.keys_comma }}__sw_at,
@@ -105,29 +114,30 @@
 
 
 {#- The +1/-1 events of one distinct argument: __sw_at (a window end, as a pane number) and the
-    change of the `current` column (0 in the others). -#}
+    change of the `current` column (0 in the others). Cumulate has +1 events only. -#}
 {% macro _sw_distinct_events(ctx, argument, columns, current) -%}
     {%- set n = ctx.n -%}
     {%- set by_value = 'partition by ' ~ ctx.keys_comma ~ '__sw_value order by __sw_pane' -%}
-    {%- set block = '__sw_pane - pmod(__sw_pane, ' ~ n ~ ')' -%}
-    {%- if ctx.kind == 'hop' -%}
-        {%- set enters = 'case when __sw_previous_pane is null or __sw_pane - __sw_previous_pane > ' ~ n ~ ' then __sw_pane end' -%}
-        {%- set leaves = 'case when __sw_next_pane is null or __sw_next_pane - __sw_pane > ' ~ n ~ ' then __sw_pane + ' ~ n ~ ' end' -%}
-    {%- else -%}
-        {%- set first_in_block = '__sw_previous_pane is null or __sw_previous_pane < ' ~ block -%}
-        {%- set enters = 'case when ' ~ first_in_block ~ ' then __sw_pane end' -%}
-        {%- set leaves = 'case when ' ~ first_in_block ~ ' then ' ~ block ~ ' + ' ~ n ~ ' end' -%}
-    {%- endif -%}
+    {%- set enters = 'case when __sw_previous_pane is null or __sw_pane - __sw_previous_pane > ' ~ n ~ ' then __sw_pane end' -%}
+    {%- set leaves = 'case when __sw_next_pane is null or __sw_next_pane - __sw_pane > ' ~ n ~ ' then __sw_pane + ' ~ n ~ ' end' -%}
     select
                         {{ ctx.keys_comma }}__sw_at,
                         {%- for column in columns %}
+                        {%- if ctx.kind == 'cumulate' %}
+                        {{ '1' if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
+                        {%- else %}
                         {{ '1 - 2 * __sw_leaves' if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
+                        {%- endif %}
                         {%- endfor %}
                     from (
                         select
+                        {%- if ctx.kind == 'cumulate' %}
+                            {{ ctx.keys_comma }}min(__sw_pane) as __sw_at
+                        {%- else %}
                             *,
                             lag(__sw_pane) over ({{ by_value }}) as __sw_previous_pane,
                             lead(__sw_pane) over ({{ by_value }}) as __sw_next_pane
+                        {%- endif %}
                         from (
                             select
                                 {{ ctx.keys_comma }}{{ spark_windows._sw_pane_number(ctx) }} as __sw_pane,
@@ -138,9 +148,15 @@
                             from {{ ctx.relation }} as __sw_source
                             {%- endif %}
                             where {{ ctx.time_col }} is not null and ({{ argument }}) is not null
+                        {%- if ctx.kind == 'cumulate' %}
+                        ) as __sw_values
+                        group by {{ ctx.keys_comma }}__sw_pane - pmod(__sw_pane, {{ n }}), __sw_value
+                    ) as __sw_first_panes
+                        {%- else %}
                             group by {{ ctx.keys_comma }}{{ spark_windows._sw_pane_number(ctx) }}, {{ argument }}
                         ) as __sw_values
                     ) as __sw_linked_values
                     lateral view posexplode(array({{ enters }}, {{ leaves }})) __sw_event as __sw_leaves, __sw_at
                     where __sw_at is not null
+                        {%- endif %}
 {%- endmacro %}

@@ -193,10 +193,15 @@ def test_hop_distinct_runs_start_and_end_where_panes_are_more_than_a_window_apar
 
 
 def test_cumulate_distinct_counts_a_value_from_its_first_pane_in_the_block(renderer):
+    # the first pane is a min per (group, block, value), with no window over each value's panes;
+    # the running sum restarts in each block and its last change fills the windows to the block's end
     rendered = render(renderer, CUMULATE, aggregates={"d": "count(distinct v)"})
-    first = "__sw_previous_pane is null or __sw_previous_pane < __sw_pane - pmod(__sw_pane, 60)"
-    assert f"case when {first} then __sw_pane end" in rendered
-    assert f"case when {first} then __sw_pane - pmod(__sw_pane, 60) + 60 end" in rendered
+    assert "k, min(__sw_pane) as __sw_at" in rendered
+    assert "group by k, __sw_pane - pmod(__sw_pane, 60), __sw_value" in rendered
+    assert "__sw_previous_pane" not in rendered and "posexplode" not in rendered
+    block = "partition by k, __sw_at - pmod(__sw_at, 60) order by __sw_at"
+    assert f"sum(__sw_d1) over ({block} rows between unbounded preceding and current row)" in rendered
+    assert f"coalesce(lead(__sw_at) over ({block}), __sw_at - pmod(__sw_at, 60) + 60) as __sw_next_at" in rendered
 
 
 @pytest.mark.parametrize("kind", ["hop", "cumulate"])
