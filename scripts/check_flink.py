@@ -70,6 +70,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.out = args.out or args.state_dir / "flink"
     args.cores, args.shuffle_partitions = 2, 8  # as bench.py's defaults
+    vars(args).update(bench.DEFAULT_SHAPE)  # the shape bench.py --csv writes for Flink
     folder = output_dir(args, args.events)
     names = args.cases or [name for name in CASES if any((folder / mode / name).is_dir() for mode in MODES)]
     unknown = sorted(set(names) - set(CASES))
