@@ -19,10 +19,12 @@ Flink reports it (JobExecutionResult.getNetRuntime).
 
 The sources are the `filesystem` connector reading the CSV copies (the PyFlink package ships
 the csv and json formats, not Parquet, and nothing else can be fetched). Each source declares
-`WATERMARK FOR <event time> AS <event time> - INTERVAL '0' SECOND`, which batch mode ignores:
-in streaming mode the copies, one file per table sorted by event time, leave no row late, so
-the results are those of batch mode; windows fire as the watermark passes their end, the rest
-at the end of the input. Session windows run in streaming mode only: Flink 2.3 has none in
+`WATERMARK FOR <event time> AS <event time> - INTERVAL '0.001' SECOND`, which batch mode
+ignores: in streaming mode the copies, one file per table sorted by event time, leave no row
+late, so the results are those of batch mode; windows fire as the watermark passes their end,
+the rest at the end of the input. The millisecond keeps the rows of one millisecond together:
+with no delay, a window ending at the next millisecond fired on the first of them, and a
+second, in the last millisecond of the window, came late and was dropped. Session windows run in streaming mode only: Flink 2.3 has none in
 batch mode. The event time is TIMESTAMP(3), Flink's precision for a time attribute (the data
 have microseconds: no tumble, hop or cumulate window changes, and a session only where a gap is
 within a millisecond of the session gap).
@@ -191,7 +193,7 @@ def register_sources(t_env, folder: Path) -> None:
     for table, (columns, time_col) in TABLES.items():
         t_env.execute_sql(
             f"CREATE TEMPORARY TABLE {table} ({columns}, "
-            f"WATERMARK FOR {time_col} AS {time_col} - INTERVAL '0' SECOND) WITH ("
+            f"WATERMARK FOR {time_col} AS {time_col} - INTERVAL '0.001' SECOND) WITH ("
             f"'connector' = 'filesystem', 'path' = '{folder / table}', 'format' = 'csv', "
             "'csv.null-literal' = '')"  # Spark writes NULL as an empty field
         )
