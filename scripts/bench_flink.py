@@ -24,8 +24,8 @@ ignores: in streaming mode the copies, one file per table sorted by event time, 
 late, so the results are those of batch mode; windows fire as the watermark passes their end,
 the rest at the end of the input. The millisecond keeps the rows of one millisecond together:
 with no delay, a window ending at the next millisecond fired on the first of them, and a
-second, in the last millisecond of the window, came late and was dropped. Session windows run in streaming mode only: Flink 2.3 has none in
-batch mode. The event time is TIMESTAMP(3), Flink's precision for a time attribute (the data
+second, in the last millisecond of the window, came late and was dropped. Session windows run
+in streaming mode only: Flink 2.3 has none in batch mode. The event time is TIMESTAMP(3), Flink's precision for a time attribute (the data
 have microseconds: no tumble, hop or cumulate window changes, and a session only where a gap is
 within a millisecond of the session gap).
 

@@ -116,6 +116,9 @@
 {#- The +1/-1 events of one distinct argument: __sw_at (a window end, as a pane number) and the
     change of the `current` column (0 in the others). Cumulate has +1 events only. -#}
 {% macro _sw_distinct_events(ctx, argument, columns, current) -%}
+    {%- if ctx.kind == 'cumulate' -%}
+        {{ spark_windows._sw_distinct_first_panes(ctx, argument, columns, current) }}
+    {%- else -%}
     {%- set n = ctx.n -%}
     {%- set by_value = 'partition by ' ~ ctx.keys_comma ~ '__sw_value order by __sw_pane' -%}
     {%- set enters = 'case when __sw_previous_pane is null or __sw_pane - __sw_previous_pane > ' ~ n ~ ' then __sw_pane end' -%}
@@ -123,23 +126,47 @@
     select
                         {{ ctx.keys_comma }}__sw_at,
                         {%- for column in columns %}
-                        {%- if ctx.kind == 'cumulate' %}
-                        {{ '1' if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
-                        {%- else %}
                         {{ '1 - 2 * __sw_leaves' if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
-                        {%- endif %}
                         {%- endfor %}
                     from (
                         select
-                        {%- if ctx.kind == 'cumulate' %}
-                            {{ ctx.keys_comma }}min(__sw_pane) as __sw_at
-                        {%- else %}
                             *,
                             lag(__sw_pane) over ({{ by_value }}) as __sw_previous_pane,
                             lead(__sw_pane) over ({{ by_value }}) as __sw_next_pane
-                        {%- endif %}
                         from (
-                            select
+                            {{ spark_windows._sw_distinct_values(ctx, argument) }}
+                            group by {{ ctx.keys_comma }}{{ spark_windows._sw_pane_number(ctx) }}, {{ argument }}
+                        ) as __sw_values
+                    ) as __sw_linked_values
+                    lateral view posexplode(array({{ enters }}, {{ leaves }})) __sw_event as __sw_leaves, __sw_at
+                    where __sw_at is not null
+    {%- endif %}
+{%- endmacro %}
+
+
+{#- Cumulate: +1 at each value's first pane in its block, the least pane of its (group, block,
+    value); the sweep restarts in each block. -#}
+{% macro _sw_distinct_first_panes(ctx, argument, columns, current) -%}
+    select
+                        {{ ctx.keys_comma }}__sw_at,
+                        {%- for column in columns %}
+                        {{ '1' if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
+                        {%- endfor %}
+                    from (
+                        select
+                            {{ ctx.keys_comma }}min(__sw_pane) as __sw_at
+                        from (
+                            {{ spark_windows._sw_distinct_values(ctx, argument) }}
+                        ) as __sw_values
+                        group by {{ ctx.keys_comma }}__sw_pane - pmod(__sw_pane, {{ ctx.n }}), __sw_value
+                    ) as __sw_first_panes
+{%- endmacro %}
+
+
+{#- Each row's pane (__sw_pane) and the argument's value (__sw_value), rows with both only; the
+    rows shuffled by the group columns, as the slice plan's panes are. -#}
+{% macro _sw_distinct_values(ctx, argument) -%}
+    select
                                 {{ ctx.keys_comma }}{{ spark_windows._sw_pane_number(ctx) }} as __sw_pane,
                                 {{ argument }} as __sw_value
                             {%- if ctx.keys_comma %}
@@ -148,15 +175,4 @@
                             from {{ ctx.relation }} as __sw_source
                             {%- endif %}
                             where {{ ctx.time_col }} is not null and ({{ argument }}) is not null
-                        {%- if ctx.kind == 'cumulate' %}
-                        ) as __sw_values
-                        group by {{ ctx.keys_comma }}__sw_pane - pmod(__sw_pane, {{ n }}), __sw_value
-                    ) as __sw_first_panes
-                        {%- else %}
-                            group by {{ ctx.keys_comma }}{{ spark_windows._sw_pane_number(ctx) }}, {{ argument }}
-                        ) as __sw_values
-                    ) as __sw_linked_values
-                    lateral view posexplode(array({{ enters }}, {{ leaves }})) __sw_event as __sw_leaves, __sw_at
-                    where __sw_at is not null
-                        {%- endif %}
 {%- endmacro %}
