@@ -123,11 +123,7 @@
     {%- set by_value = 'partition by ' ~ ctx.keys_comma ~ '__sw_value order by __sw_pane' -%}
     {%- set enters = 'case when __sw_previous_pane is null or __sw_pane - __sw_previous_pane > ' ~ n ~ ' then __sw_pane end' -%}
     {%- set leaves = 'case when __sw_next_pane is null or __sw_next_pane - __sw_pane > ' ~ n ~ ' then __sw_pane + ' ~ n ~ ' end' -%}
-    select
-                        {{ ctx.keys_comma }}__sw_at,
-                        {%- for column in columns %}
-                        {{ '1 - 2 * __sw_leaves' if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
-                        {%- endfor %}
+    {{ spark_windows._sw_distinct_change_columns(ctx, columns, current, '1 - 2 * __sw_leaves') }}
                     from (
                         select
                             *,
@@ -147,11 +143,7 @@
 {#- Cumulate: +1 at each value's first pane in its block, the least pane of its (group, block,
     value); the sweep restarts in each block. -#}
 {% macro _sw_distinct_first_panes(ctx, argument, columns, current) -%}
-    select
-                        {{ ctx.keys_comma }}__sw_at,
-                        {%- for column in columns %}
-                        {{ '1' if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
-                        {%- endfor %}
+    {{ spark_windows._sw_distinct_change_columns(ctx, columns, current, '1') }}
                     from (
                         select
                             {{ ctx.keys_comma }}min(__sw_pane) as __sw_at
@@ -175,4 +167,15 @@
                             from {{ ctx.relation }} as __sw_source
                             {%- endif %}
                             where {{ ctx.time_col }} is not null and ({{ argument }}) is not null
+{%- endmacro %}
+
+
+{#- The select list of one argument's events: the group columns, __sw_at, and `change` in the
+    `current` column (0 in the others). -#}
+{% macro _sw_distinct_change_columns(ctx, columns, current, change) -%}
+    select
+                        {{ ctx.keys_comma }}__sw_at,
+                        {%- for column in columns %}
+                        {{ change if loop.index == current else '0' }} as {{ column }}{{ ',' if not loop.last }}
+                        {%- endfor %}
 {%- endmacro %}
