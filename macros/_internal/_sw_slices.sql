@@ -434,23 +434,33 @@ lateral view explode(sequence(
 
 
 {#- Two stacks, step 2: on the grid, each pane's running aggregate from its block's start (the
-    prefix) and to its block's end (the suffix); a variance also keeps its block's shifts. -#}
+    prefix), then to its block's end (the suffix); a variance also keeps its block's shifts.
+    The suffix runs down the panes in a partition of its own, by the block negated
+    (__sw_reverse_block): the order it needs, (group, -block, pane descending), is then the order
+    of the previous-suffix lookup of step 3 too, and one sort serves both. -#}
 {% macro _sw_two_stacks_running(ctx, grid) -%}
     {%- set in_block = 'partition by ' ~ ctx.keys_comma ~ '__sw_block order by __sw_pane' -%}
+    {%- set down_block = 'partition by ' ~ ctx.keys_comma ~ '__sw_reverse_block order by __sw_pane desc' -%}
 select
-    {{ ctx.keys_comma }}__sw_pane,
-    __sw_block
+    *
     {%- for column in ctx.columns %},
-    {{ spark_windows._sw_running(column, in_block ~ ' rows between unbounded preceding and current row', '_first') }} as {{ column.name }}_prefix,
-    {{ spark_windows._sw_running(column, in_block ~ ' desc rows between unbounded preceding and current row', '_last') }} as {{ column.name }}_suffix
-    {%- if column.merge == 'mean' %},
-    max({{ column.name }}_first) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_prefix_shift,
-    max({{ column.name }}_last) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_suffix_shift
-    {%- endif %}
+    {{ spark_windows._sw_running(column, down_block ~ ' rows between unbounded preceding and current row', '_last') }} as {{ column.name }}_suffix
     {%- endfor %}
 from (
-    {{ grid }}
-) as __sw_grid_panes
+    select
+        *,
+        -__sw_block as __sw_reverse_block
+        {%- for column in ctx.columns %},
+        {{ spark_windows._sw_running(column, in_block ~ ' rows between unbounded preceding and current row', '_first') }} as {{ column.name }}_prefix
+        {%- if column.merge == 'mean' %},
+        max({{ column.name }}_first) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_prefix_shift,
+        max({{ column.name }}_last) over (partition by {{ ctx.keys_comma }}__sw_block) as {{ column.name }}_suffix_shift
+        {%- endif %}
+        {%- endfor %}
+    from (
+        {{ grid }}
+    ) as __sw_grid_panes
+) as __sw_prefixed
 {%- endmacro %}
 
 
@@ -460,17 +470,17 @@ from (
     the window is on the grid (from the first such pane, its run and the runs adjoining it reach
     the window's end; the run before it, or its reach back to the block's start, covers the
     window's first pane), so the row n - 1 back is the window's first pane; elsewhere the suffix
-    is empty and none is taken. An offset lookup (lag) where a RANGE frame of one pane kept a
-    frame per row. -#}
+    is empty and none is taken. An offset lookup (lead, down the panes in the suffix's order)
+    where a RANGE frame of one pane kept a frame per row. -#}
 {% macro _sw_two_stacks_previous_suffix(ctx, running) -%}
     {%- set back = ctx.n - 1 -%}
-    {%- set by_pane = ctx.by_keys ~ ' order by __sw_pane' -%}
-    {%- set spans_two = '__sw_pane - __sw_block < ' ~ back ~ ' and lag(__sw_pane, ' ~ back ~ ') over (' ~ by_pane ~ ') = __sw_pane - ' ~ back -%}
+    {%- set down = ctx.by_keys ~ ' order by __sw_reverse_block, __sw_pane desc' -%}
+    {%- set spans_two = '__sw_pane - __sw_block < ' ~ back ~ ' and lead(__sw_pane, ' ~ back ~ ') over (' ~ down ~ ') = __sw_pane - ' ~ back -%}
 select
     *
     {%- for column in ctx.columns %}
     {%- for suffix in ['_suffix'] + (['_suffix_shift'] if column.merge == 'mean' else []) %},
-    case when {{ spans_two }} then lag({{ column.name }}{{ suffix }}, {{ back }}) over ({{ by_pane }}) end as {{ column.name }}{{ suffix }}_before
+    case when {{ spans_two }} then lead({{ column.name }}{{ suffix }}, {{ back }}) over ({{ down }}) end as {{ column.name }}{{ suffix }}_before
     {%- endfor %}
     {%- endfor %}
 from (

@@ -377,7 +377,8 @@ def test_the_hop_sweep_has_both_branches_when_a_sum_may_be_inexact(renderer):
 @pytest.mark.parametrize("group_by", [[], ["k"]])
 def test_two_stacks_read_the_previous_suffix_n_minus_1_grid_rows_back_only_at_that_pane(renderer, group_by):
     # hop(1 hour, 1 minute): 60 panes a window. Each column's previous suffix is the grid row 59
-    # rows back, taken only when that row is pane __sw_pane - 59; no frame of panes is kept
+    # rows back, taken only when that row is pane __sw_pane - 59; no frame of panes is kept.
+    # The lookup runs down the panes (lead), in the order of the suffix's own frames
     aggregates = {"lo": "min(v)", "spread": "stddev(v)"}
     rendered = render(renderer, HOP, group_by, aggregates)
     tree = parse_relation(rendered)
@@ -388,18 +389,36 @@ def test_two_stacks_read_the_previous_suffix_n_minus_1_grid_rows_back_only_at_th
     partials = renderer.call("_sw_partial_columns", renderer.call("_sw_parse_aggregates", aggregates, "m"))
     means = [column for column in partials["columns"] if column["merge"] == "mean"]
     assert len(looked_up) == len(partials["columns"]) + len(means)
-    order = "order by __sw_pane" if not group_by else "partition by k order by __sw_pane"
+    down = "order by __sw_reverse_block, __sw_pane desc"
+    order = down if not group_by else f"partition by k {down}"
     for name, value in looked_up.items():
         sql = value.sql(dialect="spark").lower()
         column = name.removesuffix("_before")
-        assert f"lag({column}, 59) over ({order})" in sql
-        assert f"lag(__sw_pane, 59) over ({order}) = __sw_pane - 59" in sql
+        assert f"lead({column}, 59) over ({order})" in sql
+        assert f"lead(__sw_pane, 59) over ({order}) = __sw_pane - 59" in sql
         assert "__sw_pane - __sw_block < 59" in sql
     assert not [
         window
         for window in tree.find_all(exp.Window)
         if window.args.get("spec") and "range" in window.args["spec"].sql().lower()
     ]
+
+
+@pytest.mark.parametrize("group_by", [[], ["k"]])
+def test_two_stacks_suffix_and_lookup_share_one_order(renderer, group_by):
+    # Spark sorts once for window functions whose partition and order columns give the same
+    # sequence: every suffix frame and every lookup must be (group, -block, pane descending)
+    rendered = render(renderer, HOP, group_by, {"lo": "min(v)", "total": "sum(v)", "spread": "stddev(v)"})
+    keys = [("k", False)] if group_by else []
+    suffix_or_lookup = set()
+    for window in parse_relation(rendered).find_all(exp.Window):
+        order = window.args.get("order")
+        if order is None or not any(ordered.args.get("desc") for ordered in order.expressions):
+            continue
+        partition = [(column.name, False) for column in window.args.get("partition_by") or []]
+        ordering = [(ordered.this.name, bool(ordered.args.get("desc"))) for ordered in order.expressions]
+        suffix_or_lookup.add(tuple(partition + ordering))
+    assert suffix_or_lookup == {tuple(keys + [("__sw_reverse_block", False), ("__sw_pane", True)])}
 
 
 def sweep_orders(rendered: str) -> list[list[tuple[str, bool]]]:

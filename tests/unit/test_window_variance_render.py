@@ -58,7 +58,9 @@ def test_shifts_are_means_of_panes_inside_the_frame(renderer, kind):
     if kind == "hop":
         assert f"last_value(__sw_p3, true) over ({block} {frame}) as __sw_p3_last" in rendered
         prefix = "sum(__sw_p2 * (__sw_p3 - __sw_p3_first)) over (partition by k, __sw_block order by __sw_pane rows"
-        suffix = "sum(__sw_p2 * (__sw_p3 - __sw_p3_last)) over (partition by k, __sw_block order by __sw_pane desc"
+        suffix = (
+            "sum(__sw_p2 * (__sw_p3 - __sw_p3_last)) over (partition by k, __sw_reverse_block order by __sw_pane desc"
+        )
         assert prefix in rendered and suffix in rendered
     else:
         assert "__sw_p3_shift + __sw_p3 / nullif(__sw_p2, 0) as __sw_p3" in rendered
