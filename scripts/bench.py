@@ -128,6 +128,21 @@ RATIOS = [
     ("wa_session_10m", "native_session_window_10m"),
     ("native_window_hop_1h_1m", "wa_hop_1h_1m"),
 ]
+# the sliding cases also run with agg_phase_strategy='two_phase' (name + TWO_PHASE), against the
+# same tumbling case
+TWO_PHASE = "_two_phase"
+TWO_PHASE_CASES = [
+    "wa_hop_1h_1m",
+    "wa_hop_1h_1m_all",
+    "wa_cumulate_1h_1m_all",
+    "wa_hop_1h_1m_distinct",
+    "wa_cumulate_1h_1m_distinct",
+    "wa_hop_1h_1m_hll",
+    "wa_cumulate_1h_1m_hll",
+    "wa_hop_1h_1m_kll",
+    "wa_cumulate_1h_1m_kll",
+]
+RATIOS += [(name + TWO_PHASE, tumble) for name, tumble in RATIOS if name in TWO_PHASE_CASES]
 
 
 # the macros take a table name or a query as their relation, not the {source} the runs fill in:
@@ -148,6 +163,13 @@ def wa_case(window, aggregates) -> dict:
 def case_specs(renderer: MacroRenderer) -> dict[str, dict]:
     """Each case: a window_aggregate call, or {'sql': query reading {source}} for the plans it is
     compared with (Spark's own window functions, the table-valued macro and GROUP BY)."""
+    specs = one_phase_specs(renderer)
+    for name in TWO_PHASE_CASES:
+        specs[name + TWO_PHASE] = {**specs[name], "agg_phase_strategy": "two_phase"}
+    return specs
+
+
+def one_phase_specs(renderer: MacroRenderer) -> dict[str, dict]:
     tvf_hop = render(renderer, "hop", "{source}", "ts", HOP["slide"], HOP["size"])
     return {
         "wa_tumble_1m": wa_case(TUMBLE, AGGREGATES),
@@ -273,7 +295,7 @@ def case_sql(renderer: MacroRenderer, spec: dict, view: str) -> str:
     if "sql" in spec:
         return spec["sql"].replace("{source}", view)
     arguments = (spec["time_col"], spec["window"], spec["group_by"], spec["aggregates"])
-    return "select * from " + renderer.call("window_aggregate", view, *arguments)
+    return "select * from " + renderer.call("window_aggregate", view, *arguments, None, spec.get("agg_phase_strategy"))
 
 
 def all_specs(renderer: MacroRenderer) -> dict[str, dict]:

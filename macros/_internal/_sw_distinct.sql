@@ -19,7 +19,7 @@
     values are all NULL counts 0.
 -#}
 
-{% macro _sw_distinct_aggregate(relation, time_col, keys, aggs, kind, pane_us, panes_per_window, offset_us) %}
+{% macro _sw_distinct_aggregate(relation, time_col, keys, aggs, kind, pane_us, panes_per_window, offset_us, two_phase=false) %}
     {%- set others = aggs | rejectattr('kind', 'equalto', 'count_distinct') | list -%}
     {#- one event column per distinct argument; count(distinct v) twice shares one -#}
     {%- set arguments = [] -%}
@@ -52,7 +52,7 @@
         __sw_sliced.{{ agg.name }}
         {%- endif %}
         {%- endfor %}
-    from {{ spark_windows._sw_sliced_aggregate(relation, time_col, keys, others, kind, pane_us, panes_per_window, offset_us) }} as __sw_sliced
+    from {{ spark_windows._sw_sliced_aggregate(relation, time_col, keys, others, kind, pane_us, panes_per_window, offset_us, two_phase) }} as __sw_sliced
     left join (
         {{ spark_windows._sw_distinct_sweep(ctx) }}
     ) as __sw_distinct
@@ -156,7 +156,10 @@
 
 
 {#- Each row's pane (__sw_pane) and the argument's value (__sw_value), rows with both only; the
-    rows shuffled by the group columns, as the slice plan's panes are. -#}
+    rows shuffled by the group columns, as the slice plan's panes are, with two_phase too: adding
+    them up first would shuffle by (group, pane, value), then again by group, and where values
+    seldom repeat within a pane the second shuffle costs more than the first one saves
+    (docs/benchmarks.md). -#}
 {% macro _sw_distinct_values(ctx, argument) -%}
     select
                                 {{ ctx.keys_comma }}{{ spark_windows._sw_pane_number(ctx) }} as __sw_pane,

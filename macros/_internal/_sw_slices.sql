@@ -206,7 +206,9 @@
 
 {#- Rows added into panes: the group columns, __sw_pane and the partial columns.
     by_group: shuffle the rows by the group columns first, so that the windows over panes that
-    follow (partitioned by group) need no second shuffle of the panes.
+    follow (partitioned by group) need no second shuffle of the panes (one phase). Without it,
+    Spark adds the rows into panes before its shuffle by (group, pane), and the windows shuffle
+    the panes again by group (two phases: window_aggregate's agg_phase_strategy='two_phase').
     pad: the indentation of the call site, written before each line of this query (not with the
     indent filter, which would also indent lines inside a multi-line string literal of the
     relation or of an aggregate's argument). -#}
@@ -240,11 +242,12 @@
 {%- endmacro %}
 
 
-{% macro _sw_sliced_aggregate(relation, time_col, keys, aggs, kind, pane_us, panes_per_window, offset_us) %}
+{% macro _sw_sliced_aggregate(relation, time_col, keys, aggs, kind, pane_us, panes_per_window, offset_us, two_phase=false) %}
     {%- set plan = spark_windows._sw_partial_columns(aggs) -%}
     {%- set ctx = {
         'relation': relation, 'time_col': time_col, 'aggs': aggs, 'n': panes_per_window,
         'pane_us': pane_us, 'offset_us': offset_us, 'columns': plan.columns, 'uses': plan.uses,
+        'two_phase': two_phase,
         'keys_comma': (keys | join(', ') ~ ', ') if keys else '',
         'by_keys': ('partition by ' ~ keys | join(', ')) if keys else '',
     } -%}
@@ -316,7 +319,7 @@
                     {{ spark_windows._sw_moments_shift(ctx, column, 'first') }} as {{ column.name }}_shift
                     {%- endfor %}
                 from (
-                    {{ spark_windows._sw_panes(ctx, by_group=true, pad=' ' * 20) }}
+                    {{ spark_windows._sw_panes(ctx, by_group=not ctx.two_phase, pad=' ' * 20) }}
                 ) as __sw_panes
             ) as __sw_blocked_panes
         ) as __sw_running
@@ -359,7 +362,7 @@
                     case when __sw_leaves = 1 then -coalesce({{ column.name }}, 0) else coalesce({{ column.name }}, 0) end as {{ column.name }}{{ ',' if not loop.last }}
                     {%- endfor %}
                 from (
-                    {{ spark_windows._sw_panes(ctx, condition, by_group=true, pad=' ' * 20) }}
+                    {{ spark_windows._sw_panes(ctx, condition, by_group=not ctx.two_phase, pad=' ' * 20) }}
                 ) as __sw_panes
                 lateral view explode(array(0, 1)) __sw_event as __sw_leaves
             ) as __sw_events
@@ -413,7 +416,7 @@ from (
         {{ spark_windows._sw_moments_shift(ctx, column, 'last') }} as {{ column.name }}_last
         {%- endfor %}
     from (
-        {{ spark_windows._sw_panes(ctx, condition, by_group=true, pad=' ' * 8) }}
+        {{ spark_windows._sw_panes(ctx, condition, by_group=not ctx.two_phase, pad=' ' * 8) }}
     ) as __sw_panes
 ) as __sw_linked_panes
 lateral view explode(sequence(

@@ -1,8 +1,9 @@
 -- The model `scripts/bench.py --dbt` builds once per case and times: a table of windowed
 -- aggregates, as an analyst's model computes them. Enabled only by the benchmark (var
 -- spark_windows_bench), which creates its input and passes the case in var
--- spark_windows_bench_case: a window_aggregate call (time_col, window, group_by, aggregates) or,
--- for the plans it is compared with, the query text (`sql`, reading `{source}`).
+-- spark_windows_bench_case: a window_aggregate call (time_col, window, group_by, aggregates,
+-- optionally agg_phase_strategy) or, for the plans it is compared with, the query text (`sql`,
+-- reading `{source}`).
 {{ config(
     materialized='table',
     enabled=var('spark_windows_bench', false)
@@ -14,7 +15,8 @@
 {% if case is mapping and 'window' in case %}
     select *
     from {{ spark_windows.window_aggregate(
-        source, case['time_col'], case['window'], case['group_by'], case['aggregates']
+        source, case['time_col'], case['window'], case['group_by'], case['aggregates'],
+        agg_phase_strategy=case.get('agg_phase_strategy')
     ) }} as windows
 {% elif case is mapping and 'sql' in case %}
     {{ case['sql'] | replace('{source}', source) }}

@@ -159,17 +159,22 @@ def model_rows(windows, aggregate_set):
     return sorted(rows, key=repr)
 
 
+# window_aggregate's agg_phase_strategy: none (the default, one phase) or 'two_phase'
+PHASES = [None, "two_phase"]
+
+
 @PROPERTY_SETTINGS
 @given(
     case=grid_case(),
     kind=st.sampled_from(["tumble", "hop", "cumulate", "session"]),
     keyed=st.booleans(),
     aggregate_set=st.sampled_from(sorted(AGGREGATE_SETS)),
+    phases=st.sampled_from(PHASES),
 )
 def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
-    spark, renderer, case, kind, keyed, aggregate_set
+    spark, renderer, case, kind, keyed, aggregate_set, phases
 ):
-    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set)
+    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, phases)
 
 
 # every mutant failed by the 6th example, a mutant of the two-stacks grid by the 25th
@@ -180,20 +185,25 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
     kind=st.sampled_from(["hop", "cumulate"]),
     keyed=st.booleans(),
     aggregate_set=st.sampled_from(["count_distinct", "count_distinct_only"]),
+    phases=st.sampled_from(PHASES),
 )
-def test_window_aggregate_count_distinct_on_sliding_windows(spark, renderer, case, kind, keyed, aggregate_set):
+def test_window_aggregate_count_distinct_on_sliding_windows(spark, renderer, case, kind, keyed, aggregate_set, phases):
     """The distinct sweep (no copied rows) on more examples than the test above gives it."""
-    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set)
+    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, phases)
 
 
-def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set):
+def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, phases=None):
     """window_aggregate equals the Python model and the table-valued macro followed by GROUP BY."""
     rows, unit_name, step_n, ratio, offset_n = case
     unit = UNITS[unit_name]
     aggregates = AGGREGATE_SETS[aggregate_set]
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
-    sliced = renderer.call("window_aggregate", view, "ts", spec, ["k"] if keyed else [], aggregates)
+    group_by = ["k"] if keyed else []
+    sliced = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates, None, phases)
+    if phases and keyed and kind in ["hop", "cumulate"] and ratio > 1 and "__sw_pane" in sliced:
+        one_phase = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates)
+        assert sliced != one_phase, "two phases: the panes' rows not shuffled by group first"
     if kind == "session":
         assert "group by " in sliced and "__sw_windowed" not in sliced, "sessions grouped by their index"
     elif aggregate_set == "distinct":

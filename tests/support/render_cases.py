@@ -10,10 +10,10 @@ SPECS = {"tumble": TUMBLE, "hop": HOP, "cumulate": CUMULATE, "session": SESSION}
 WINDOW_COLUMNS = ["window_start", "window_end", "window_time"]
 
 
-def render(renderer, window=HOP, group_by=("k",), aggregates=None, relation="events"):
+def render(renderer, window=HOP, group_by=("k",), aggregates=None, relation="events", agg_phase_strategy=None):
     aggregates = {"n": "count(*)"} if aggregates is None else aggregates
     group_by = list(group_by) if isinstance(group_by, tuple) else group_by
-    return renderer.call("window_aggregate", relation, "ts", window, group_by, aggregates)
+    return renderer.call("window_aggregate", relation, "ts", window, group_by, aggregates, None, agg_phase_strategy)
 
 
 def is_row_copy(sql: str) -> bool:

@@ -12,6 +12,13 @@ from sqlglot import exp
 pytestmark = pytest.mark.fast
 
 BAD_CALLS = [
+    # agg_phase_strategy
+    (
+        {"agg_phase_strategy": "local_global"},
+        "window_aggregate: agg_phase_strategy 'local_global' is not one of 'one_phase' (the default: rows shuffled "
+        "by group_by, then added into panes) or 'two_phase' (rows added into panes before the shuffle",
+    ),
+    ({"agg_phase_strategy": True}, "window_aggregate: agg_phase_strategy True is not one of 'one_phase'"),
     # the window
     (
         {"window": {"type": "slide", "size": "1 minute"}},
@@ -475,3 +482,37 @@ def test_hll_sketches_are_accepted_on_spark_3_5():
     renderer = MacroRenderer(spark_version="3.5.8")
     rendered = render(renderer, HOP, aggregates={"users": "hll_sketch_estimate(hll_sketch_agg(u))"})
     assert "hll_union_agg" in rendered
+
+
+SLICED_AGGREGATES = {
+    "sweep": {"n": "count(*)", "total": "sum(v)"},
+    "two stacks": {"lo": "min(v)", "spread": "stddev(v)"},
+    "distinct": {"n": "count(*)", "users": "count(distinct u)"},
+    "sketch": {"users": "hll_sketch_estimate(hll_sketch_agg(u))"},
+}
+
+
+@pytest.mark.parametrize("plan", sorted(SLICED_AGGREGATES))
+@pytest.mark.parametrize("kind", ["hop", "cumulate"])
+def test_two_phase_adds_rows_into_panes_before_any_shuffle(renderer, kind, plan):
+    # one phase: the raw rows are shuffled by group (distribute by), panes are added after it;
+    # two phases: no distribute by, so Spark's partial aggregation runs before its shuffle
+    one_phase = render(renderer, SPECS[kind], aggregates=SLICED_AGGREGATES[plan])
+    shuffled = "from (select * from events distribute by k) as __sw_source"
+    # the distinct values stay shuffled as rows: one shuffle, not one by value and one by group
+    kept = 1 if plan == "distinct" else 0
+    panes = one_phase.count(shuffled) - kept  # the sum's sweep and two-stacks branches: 2
+    assert panes >= 1
+    for value in ["two_phase", "TWO_PHASE"]:
+        two_phase = render(renderer, SPECS[kind], aggregates=SLICED_AGGREGATES[plan], agg_phase_strategy=value)
+        assert two_phase.count(shuffled) == kept
+        assert two_phase == one_phase.replace(shuffled, "from events as __sw_source", panes)
+    assert (
+        render(renderer, SPECS[kind], aggregates=SLICED_AGGREGATES[plan], agg_phase_strategy="One_Phase") == one_phase
+    )
+
+
+@pytest.mark.parametrize("kind", ["tumble", "session"])
+def test_windows_without_a_second_shuffle_take_either_phase_strategy_alike(renderer, kind):
+    # a tumbling window is its pane, a session window its own slice: nothing to choose
+    assert render(renderer, SPECS[kind], agg_phase_strategy="two_phase") == render(renderer, SPECS[kind])
