@@ -3,7 +3,10 @@ models pass sqlfluff's SQL lint (config in .sqlfluff)."""
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -64,3 +67,20 @@ def test_sqlfluff_uses_the_project_config(tmp_path):
     [report] = json.loads(result.stdout)
     codes = {violation["code"] for violation in report["violations"]}
     assert codes == {"CP01"}, result.stdout
+
+
+def test_sqlfluff_stand_ins_take_the_macros_arguments():
+    # a stand-in with fewer arguments than its macro fails the lint of a model that passes them
+    path = PROJECT_DIR / "tests" / "support" / "sqlfluff_library" / "spark_windows.py"
+    spec = importlib.util.spec_from_file_location("sqlfluff_stand_ins", path)
+    stand_ins = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stand_ins)
+    macros = {}
+    for sql in PROJECT_DIR.glob("macros/**/*.sql"):
+        for name, arguments in re.findall(r"\{% macro ([a-z]\w*)\(([^)]*)\)", sql.read_text()):
+            macros[name] = [argument.split("=")[0].strip() for argument in arguments.split(",")]
+    functions = inspect.getmembers(stand_ins, inspect.isfunction)
+    stood_in = {name: function for name, function in functions if not name.startswith("_")}
+    assert stood_in
+    for name, function in stood_in.items():
+        assert list(inspect.signature(function).parameters) == macros[name], name

@@ -16,15 +16,15 @@ def _subquery(relation: Any) -> str:
     return f"(select * from {relation})"
 
 
-def tumble(relation, time_col, size, offset=None):
+def tumble(relation, time_col, size, offset=None, time_zone=None):
     return _subquery(relation)
 
 
-def hop(relation, time_col, slide, size, offset=None):
+def hop(relation, time_col, slide, size, offset=None, allow_gaps=False, time_zone=None):
     return _subquery(relation)
 
 
-def cumulate(relation, time_col, step, size, offset=None):
+def cumulate(relation, time_col, step, size, offset=None, time_zone=None):
     return _subquery(relation)
 
 
@@ -36,11 +36,11 @@ def count_window(relation, order_by, size, slide=None, partition_by=None):
     return _subquery(relation)
 
 
-def calendar_window(relation, time_col, unit, time_zone="UTC"):
+def calendar_window(relation, time_col, unit, time_zone=None, offset=None):
     return _subquery(relation)
 
 
-def window_aggregate(relation, time_col, window, group_by, aggregates):
+def window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=None, agg_phase_strategy=None):
     return _subquery(relation)
 
 
@@ -52,7 +52,7 @@ def kafka_records(relation, value_schema, value_format="json", key_format="strin
     return _subquery(relation)
 
 
-def window_top_n(relation, partition_by, order_by, n):
+def window_top_n(relation, partition_by, order_by, n, ranking="row_number"):
     return _subquery(relation)
 
 
