@@ -160,7 +160,7 @@ def model_rows(windows, aggregate_set):
 
 
 # window_aggregate's agg_phase_strategy: none (the default, one phase) or 'two_phase'
-PHASES = [None, "two_phase"]
+STRATEGIES = [None, "two_phase"]
 
 
 @PROPERTY_SETTINGS
@@ -169,12 +169,12 @@ PHASES = [None, "two_phase"]
     kind=st.sampled_from(["tumble", "hop", "cumulate", "session"]),
     keyed=st.booleans(),
     aggregate_set=st.sampled_from(sorted(AGGREGATE_SETS)),
-    phases=st.sampled_from(PHASES),
+    strategy=st.sampled_from(STRATEGIES),
 )
 def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
-    spark, renderer, case, kind, keyed, aggregate_set, phases
+    spark, renderer, case, kind, keyed, aggregate_set, strategy
 ):
-    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, phases)
+    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, strategy)
 
 
 # every mutant failed by the 6th example, a mutant of the two-stacks grid by the 25th
@@ -185,14 +185,16 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
     kind=st.sampled_from(["hop", "cumulate"]),
     keyed=st.booleans(),
     aggregate_set=st.sampled_from(["count_distinct", "count_distinct_only"]),
-    phases=st.sampled_from(PHASES),
+    strategy=st.sampled_from(STRATEGIES),
 )
-def test_window_aggregate_count_distinct_on_sliding_windows(spark, renderer, case, kind, keyed, aggregate_set, phases):
+def test_window_aggregate_count_distinct_on_sliding_windows(
+    spark, renderer, case, kind, keyed, aggregate_set, strategy
+):
     """The distinct sweep (no copied rows) on more examples than the test above gives it."""
-    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, phases)
+    check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, strategy)
 
 
-def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, phases=None):
+def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, strategy=None):
     """window_aggregate equals the Python model and the table-valued macro followed by GROUP BY."""
     rows, unit_name, step_n, ratio, offset_n = case
     unit = UNITS[unit_name]
@@ -200,8 +202,8 @@ def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, ph
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
     group_by = ["k"] if keyed else []
-    sliced = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates, None, phases)
-    if phases and keyed and kind in ["hop", "cumulate"] and ratio > 1 and "__sw_pane" in sliced:
+    sliced = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates, None, strategy)
+    if strategy and keyed and kind in ["hop", "cumulate"] and ratio > 1 and "__sw_pane" in sliced:
         one_phase = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates)
         assert sliced != one_phase, "two phases: the panes' rows not shuffled by group first"
     if kind == "session":
