@@ -177,8 +177,9 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
     check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, strategy)
 
 
-# every mutant failed by the 6th example, a mutant of the two-stacks grid by the 25th
-# (scripts/mutate_properties.py; tests/README.md, "How many examples")
+# every mutant failed by the 6th example, a mutant of the two-stacks grid by the 25th; with
+# the strategy drawn, a new draw of mutants by the 4th (scripts/mutate_properties.py;
+# tests/README.md, "How many examples")
 @settings(PROPERTY_SETTINGS, max_examples=100)
 @given(
     case=grid_case(),
