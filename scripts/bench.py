@@ -66,6 +66,13 @@ With --incremental --statements: each statement of the last incremental run of e
 the time Spark took in dbt-spark's `execute` (parsing, analysis, and a command's whole work) and
 in fetching its rows (a query's jobs), and the Spark jobs it started.
 
+With --incremental --floor: after those runs, the least that a run which writes once and commits
+by metadata must do, with no window semantics, timed beside the statement of dbt's
+insert_overwrite, on the same counts of the hours the newest --new-rows rows touch: the state
+read, the new partitions written into a folder of the run's own, one commit row, the table's
+partitions re-pointed, the staging table dropped (commit_floor says each step; two ways of
+staging). What it adds to the insert overwrite is the least such a run adds to the same query.
+
 With --incremental --retention: after those runs, a retention job removes the input's oldest
 file (deleted, then REFRESH TABLE), and one run and --runs runs more are timed after it: the
 first finds fewer rows than were processed and compares the input hour by hour; the later ones
@@ -746,7 +753,165 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         "removal": removal,
         "removed": removed,
         "removed_rows": removed_rows,
+        "floor": commit_floor(spark, batch) if args.floor else None,
     }
+
+
+FLOOR_ROUNDS = 10  # --floor: timed rounds, after two warm-ups
+
+
+def commit_floor(spark, batch: int) -> dict:
+    """--floor: the least that a run which writes once and commits by metadata must do, with no
+    window semantics, timed beside the statement of dbt's insert_overwrite, in this session on
+    the event table as the runs left it. Each recomputes the counts per key and minute of every
+    hour that the newest `batch` rows (by ingestion time) touch, from all the rows of those
+    hours, as models/bench/bench_vehicles_dbt_incremental.sql does. `insert overwrite`: one
+    statement into a table partitioned by hour (dynamic partition overwrite). `write once`, two
+    ways: the state read, the new partitions written into a folder of the run's own (`create
+    table ... location ... as`, or an insert into a run's partition of one staging table), the
+    partitions listed, one commit row inserted, the table's partitions dropped and added at
+    their new folders, and the staging table (or its run's partition) dropped. Returns
+    {way: [{step: s}] per round} and the rows in which the three tables differ at the end."""
+    schema = spark.sql("describe schema extended spark_windows").where("info_name = 'Location'").first()[1]
+    tables = ["floor_peer", "floor_target", "floor_target_b", "floor_state", "floor_staging"]
+    for table in tables:
+        spark.sql(f"drop table if exists spark_windows.{table}")
+        shutil.rmtree(Path(schema.removeprefix("file:")) / table, ignore_errors=True)
+    cut = spark.sql(
+        f"select min(ingested_at) from (select ingested_at from spark_windows.bench_events "
+        f"order by ingested_at desc limit {batch})"
+    ).first()[0]
+
+    def counts(new_rows: str) -> str:
+        return f"""
+            with touched_hours as (
+                select distinct date_trunc('hour', ts) as window_partition
+                from spark_windows.bench_events where {new_rows}
+            )
+            select k, date_trunc('minute', ts) as window_start,
+                date_trunc('minute', ts) + interval 1 minute as window_end,
+                count(*) as readings, sum(v) as vehicles, date_trunc('hour', ts) as window_partition
+            from spark_windows.bench_events
+            where date_trunc('hour', ts) in (select window_partition from touched_hours)
+            group by k, date_trunc('minute', ts), date_trunc('hour', ts)"""
+
+    run = counts(f"ingested_at >= timestamp_micros({int(cut.timestamp() * 1_000_000)})")
+    for table in tables[:3]:
+        spark.sql(
+            f"create table spark_windows.{table} using parquet partitioned by (window_partition) as {counts('true')}"
+        )
+    spark.sql("create table spark_windows.floor_state (batch_id bigint, partitions string) using parquet")
+    spark.sql(
+        "create table spark_windows.floor_staging (k string, window_start timestamp, window_end timestamp, "
+        "readings bigint, vehicles bigint, run_id bigint, window_partition timestamp) using parquet "
+        f"partitioned by (run_id, window_partition) location '{schema}/floor_staging'"
+    )
+
+    def timed(steps: dict, step: str, sql: str):
+        started = time.perf_counter()
+        rows = spark.sql(sql).collect()
+        steps[step] = steps.get(step, 0.0) + time.perf_counter() - started
+        return rows
+
+    def insert_overwrite(_: int) -> dict:
+        steps = {}
+        timed(steps, "set", "set spark.sql.sources.partitionOverwriteMode = DYNAMIC")
+        timed(
+            steps,
+            "insert overwrite",
+            f"insert overwrite table spark_windows.floor_peer partition (window_partition) {run}",
+        )
+        timed(steps, "set", "set spark.sql.sources.partitionOverwriteMode = STATIC")
+        return steps
+
+    def repoint(steps: dict, table: str, run_id: int, listed: list, folder: str) -> None:
+        """commit row, then the table's partitions at the run's folders"""
+        specs = [part.split("/")[-1].split("=", 1) for part in listed]
+        timed(steps, "commit row", f"insert into spark_windows.floor_state values ({run_id}, '{','.join(listed)}')")
+        clauses = [
+            (f"partition (window_partition = '{unquote(value)}')", f"{folder}/{key}={value}") for key, value in specs
+        ]
+        timed(
+            steps,
+            "drop partitions",
+            f"alter table spark_windows.{table} drop if exists " + ", ".join(c for c, _ in clauses),
+        )
+        timed(
+            steps,
+            "add partitions",
+            f"alter table spark_windows.{table} add " + " ".join(f"{c} location '{f}'" for c, f in clauses),
+        )
+
+    def write_once_ctas(run_id: int) -> dict:
+        steps = {}
+        timed(steps, "state read", "select max(batch_id) from spark_windows.floor_state")
+        folder, pending = f"{schema}/floor_target/run-{run_id}", f"spark_windows.floor_pending_{run_id}"
+        timed(
+            steps,
+            "stage",
+            f"create table {pending} using parquet partitioned by (window_partition) location '{folder}' as {run}",
+        )
+        listed = [row[0] for row in timed(steps, "list partitions", f"show partitions {pending}")]
+        repoint(steps, "floor_target", run_id, listed, folder)
+        timed(steps, "drop staging", f"drop table {pending}")
+        return steps
+
+    def write_once_insert(run_id: int) -> dict:
+        steps = {}
+        timed(steps, "state read", "select max(batch_id) from spark_windows.floor_state")
+        timed(
+            steps,
+            "stage",
+            f"insert into spark_windows.floor_staging partition (run_id = {run_id}, window_partition) "
+            f"select k, window_start, window_end, readings, vehicles, window_partition from ({run})",
+        )
+        partition = f"partition (run_id = {run_id})"
+        listed = [
+            row[0]
+            for row in timed(steps, "list partitions", f"show partitions spark_windows.floor_staging {partition}")
+        ]
+        repoint(steps, "floor_target_b", run_id, listed, f"{schema}/floor_staging/run_id={run_id}")
+        # the staging table is external: dropping its run's partition keeps the files
+        timed(steps, "drop staging", f"alter table spark_windows.floor_staging drop {partition}")
+        return steps
+
+    ways = {
+        "insert overwrite": insert_overwrite,
+        "write once (create table as)": write_once_ctas,
+        "write once (insert into a staging table)": write_once_insert,
+    }
+    rounds = {way: [] for way in ways}
+    for run_id in range(1, FLOOR_ROUNDS + 3):
+        for way, step in ways.items():
+            steps = step(run_id)
+            if run_id > 2:
+                rounds[way].append(steps)
+    differ = [
+        spark.sql(
+            f"select count(*) from ((select * from spark_windows.{a} except all select * from spark_windows.{b}) "
+            f"union all (select * from spark_windows.{b} except all select * from spark_windows.{a}))"
+        ).first()[0]
+        for a, b in (("floor_peer", "floor_target"), ("floor_peer", "floor_target_b"))
+    ]
+    partitions = spark.sql("select partitions from spark_windows.floor_state order by batch_id desc limit 1").first()[0]
+    return {"rounds": rounds, "differ": differ, "partitions": len(partitions.split(","))}
+
+
+def report_floor(batch: int, floor: dict) -> None:
+    rounds = floor["rounds"]
+    base = statistics.median(sum(steps.values()) for steps in rounds["insert overwrite"])
+    print(
+        f"\nthe least a run that writes once and commits by metadata does (--floor), beside dbt's insert overwrite: "
+        f"the counts per key and minute of the {floor['partitions']} hour(s) that the newest {batch:,} rows touch, "
+        f"median of {FLOOR_ROUNDS} rounds after two warm-ups, each way in turn; Spark statements only (dbt's own "
+        f"statements left out); tables differing from the insert overwrite's at the end by {floor['differ']} rows"
+    )
+    steps = list(dict.fromkeys(step for way in rounds.values() for step in way[0]))
+    print("| way | " + " | ".join(steps) + " | all s | × insert overwrite |\n|---|" + "---:|" * (len(steps) + 2))
+    for way, values in rounds.items():
+        cells = [f"{statistics.median(v[step] for v in values):.3f}" if step in values[0] else "" for step in steps]
+        total = statistics.median(sum(v.values()) for v in values)
+        print(f"| {way} | " + " | ".join(cells) + f" | {total:.2f} | {total / base:.2f} |")
 
 
 def fill_state(spark, model: str, runs: int) -> None:
@@ -873,6 +1038,8 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
         ):
             runs = ", ".join(f"{value[model][0]:.2f}" for value in values)
             print(f"| {label} | {_median(values, model, 0):.2f} | {runs} | {_jobs(values, model)} |")
+    if size["floor"]:
+        report_floor(batch, size["floor"])
     for peer in models[1:]:
         print(
             f"{model} / {peer}, {batch:,} new rows: "
@@ -939,6 +1106,12 @@ def main(argv=None) -> int:
         "--statements",
         action="store_true",
         help="with --incremental: time each statement of the last incremental run of each model",
+    )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="with --incremental: then time the least a run that writes once and commits by metadata does, beside "
+        "dbt's insert overwrite of the same counts",
     )
     parser.add_argument(
         "--retention",
