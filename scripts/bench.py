@@ -500,8 +500,8 @@ def incremental(args) -> int:
     # sessions have no GROUP BY equivalent that a run could recompute by hour: no dbt peer; nor
     # by file: it tells new rows by ingestion time
     models = [model] if args.session or args.by_file else [model, "bench_vehicles_dbt_incremental"]
-    if args.streaming:
-        models.append(STREAMING)
+    for mode in args.streaming or []:
+        models.append(STREAMING_PEERS[mode])
     run_dbt(["seed", "--select", "sensor_readings_arrivals"])  # opens the session and the schema
 
     from pyspark.sql import SparkSession
@@ -644,8 +644,9 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         for name in models:
             jobs_before, written_before = io_counters(spark)
             began, started = time.time(), time.perf_counter()
-            if name == STREAMING:
-                streaming_run(spark, args, source_folder, folders[name], fresh="--full-refresh" in extra)
+            if name in STREAMING_PEERS.values():
+                mode = "update" if name == STREAMING_PEERS["update"] else "append"
+                streaming_run(spark, args, source_folder, folders[name], "--full-refresh" in extra, mode)
                 model_time = time.perf_counter() - started
             else:
                 statements = StatementTimes(spark) if args.statements else contextlib.nullcontext()
@@ -660,7 +661,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
                 model_time,
                 invocation,
                 # the streaming query's jobs run in a job group of its own, which this count misses
-                None if name == STREAMING else jobs_after - jobs_before,
+                None if name in STREAMING_PEERS.values() else jobs_after - jobs_before,
                 written_after - written_before,
                 folder_bytes(folders[name], began) if folders[name].exists() else 0,
             )
@@ -737,6 +738,22 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
             f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late), "
             "(select sum(readings) from spark_windows.bench_vehicles_dbt_incremental)"
         ).collect()[0]
+    differ = None
+    if STREAMING_PEERS["update"] in models:
+        # the update peer's table holds every window: the rows it counted, and its rows against
+        # the model's (rows in one and not in the other, each way)
+        ours = f"select k, window_start, window_end, readings, vehicles from spark_windows.{model}"
+        theirs = (
+            f"select k, window_start, window_end, readings, vehicles from spark_windows.{STREAMING_PEERS['update']}"
+        )
+        counted = [
+            *counted,
+            spark.sql(f"select sum(readings) from spark_windows.{STREAMING_PEERS['update']}").first()[0],
+        ]
+        differ = [
+            spark.sql(f"select count(*) from (({ours}) except all ({theirs}))").first()[0],
+            spark.sql(f"select count(*) from (({theirs}) except all ({ours}))").first()[0],
+        ]
     table_bytes = folder_bytes(folders[model])
     return {
         "events": events,
@@ -744,6 +761,7 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
         "batch": batch,
         "windows": windows,
         "counted": counted,
+        "differ": differ,
         "table_bytes": table_bytes,
         "full": full,
         "increments": increments,
@@ -926,18 +944,29 @@ def fill_state(spark, model: str, runs: int) -> None:
         spark.sql(f"insert into {state} select {select} from {state} where batch_id = 1")
 
 
-STREAMING = "structured_streaming"
+# --streaming's peers by output mode
+STREAMING_PEERS = {"append": "structured_streaming", "update": "structured_streaming_update"}
 
 
-def streaming_run(spark, args, source_folder: Path, folder: Path, fresh: bool) -> None:
-    """One scheduled run of the Structured Streaming peer (--streaming): the new files of the
-    event table's folder, through a windowed aggregation with a watermark, into Parquet files in
-    `folder` (append mode: the windows the watermark closed), trigger availableNow. `fresh`: a
-    new checkpoint and output, so the run reads the whole history (the peer's full refresh)."""
+def streaming_run(spark, args, source_folder: Path, folder: Path, fresh: bool, mode: str = "append") -> None:
+    """One scheduled run of a Structured Streaming peer (--streaming): the new files of the
+    event table's folder, through a windowed aggregation with a watermark, trigger availableNow.
+    `append`: into Parquet files in `folder`, the windows the watermark closed, each written once.
+    `update`: each micro-batch's updated windows merged into the hours they fall in, as the model
+    rewrites its partitions: foreachBatch, an insert overwrite (dynamic partition overwrite) of the
+    table `folder` names, partitioned by hour, of the updated windows and the hours' other
+    windows; its checkpoint beside the table's folder. `fresh`: a new checkpoint and output, so
+    the run reads the whole history (the peer's full refresh)."""
     from pyspark.sql import functions as F
 
-    if fresh and folder.exists():
-        shutil.rmtree(folder)
+    checkpoint = folder / "checkpoint" if mode == "append" else folder.with_name(folder.name + "__checkpoint")
+    table = f"spark_windows.{folder.name}"
+    if fresh:
+        if mode == "update":
+            spark.sql(f"drop table if exists {table}")
+        for path in (folder, checkpoint):
+            if path.exists():
+                shutil.rmtree(path)
     spark.conf.set(
         "spark.sql.streaming.stateStore.providerClass",
         "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
@@ -946,14 +975,38 @@ def streaming_run(spark, args, source_folder: Path, folder: Path, fresh: bool) -
     events = spark.readStream.schema(schema).parquet(str(source_folder)).withWatermark("ts", "5 minutes")
     window = F.session_window("ts", "2 minutes") if args.session else F.window("ts", "1 minute")
     counts = events.groupBy(window, "k").agg(F.count("*").alias("readings"), F.sum("v").alias("vehicles"))
-    query = (
-        counts.writeStream.format("parquet")
-        .option("path", str(folder / "windows"))
-        .option("checkpointLocation", str(folder / "checkpoint"))
-        .outputMode("append")
-        .trigger(availableNow=True)
-        .start()
-    )
+    if mode == "append":
+        writer = counts.writeStream.format("parquet").option("path", str(folder / "windows")).outputMode("append")
+    else:
+
+        def merge(batch, _batch_id):
+            updated = batch.select(
+                "k",
+                F.col("window.start").alias("window_start"),
+                F.col("window.end").alias("window_end"),
+                "readings",
+                "vehicles",
+                F.date_trunc("hour", "window.start").alias("window_partition"),
+            ).persist()
+            session = batch.sparkSession
+            if not session.catalog.tableExists(table):
+                updated.write.format("parquet").partitionBy("window_partition").saveAsTable(table)
+            elif not updated.isEmpty():
+                updated.createOrReplaceTempView("__peer_updated")
+                session.conf.set("spark.sql.sources.partitionOverwriteMode", "DYNAMIC")
+                session.sql(f"""
+                    insert overwrite table {table} partition (window_partition)
+                    select * from __peer_updated
+                    union all
+                    select stored.* from {table} as stored
+                    left anti join __peer_updated as updated
+                        on stored.k = updated.k and stored.window_start = updated.window_start
+                    where stored.window_partition in (select window_partition from __peer_updated)""")
+                session.conf.set("spark.sql.sources.partitionOverwriteMode", "STATIC")
+            updated.unpersist()
+
+        writer = counts.writeStream.foreachBatch(merge).outputMode("update")
+    query = writer.option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
     query.awaitTermination()
 
 
@@ -973,6 +1026,11 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
         removed = f" (the input less the {size['removed_rows']:,} rows --retention removed)" if size["removal"] else ""
         print(
             f"\nrows in the input{removed}, counted by {model} (with its late rows), by the peer: {list(size['counted'])}"
+        )
+    if size["differ"] is not None:
+        print(
+            f"windows of {model} not in {STREAMING_PEERS['update']}'s table, and of that table not in {model}'s: "
+            f"{size['differ']}"
         )
     refreshes = "one timed full refresh" if len(full) == 1 else f"median of {len(full)} full refreshes"
     warm = " after one warm-up" if args.refresh_runs is None else ""
@@ -1091,7 +1149,10 @@ def main(argv=None) -> int:
         "--by-file", action="store_true", help="with --incremental: new rows by input file (input_file_col)"
     )
     parser.add_argument(
-        "--streaming", action="store_true", help="with --incremental: Spark's Structured Streaming beside it"
+        "--streaming",
+        nargs="*",
+        choices=sorted(STREAMING_PEERS),
+        help="with --incremental: Spark's Structured Streaming beside it, in these output modes (default append)",
     )
     parser.add_argument(
         "--new-rows", type=int, help="with --incremental: rows each incremental run adds (default 1%% of the history)"
@@ -1136,6 +1197,10 @@ def main(argv=None) -> int:
         "--csv", action="store_true", help="write CSV copies of the events for scripts/bench_flink.py; time nothing"
     )
     args = parser.parse_args(argv)
+    if args.streaming == []:
+        args.streaming = ["append"]
+    if args.session and "update" in (args.streaming or []):
+        parser.error("--streaming update: Structured Streaming has no update mode for session windows")
     if (args.incremental or args.csv) and len(shapes(args)) > 1:
         parser.error("--incremental and --csv take one shape: one value of --order, --key-type, --keys, --null-share")
     if args.csv and shape_slug(shapes(args)[0]):
