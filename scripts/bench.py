@@ -9,6 +9,7 @@
     python scripts/bench.py --incremental --retention --events 10000000 --days 10 --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --by-file --streaming --events 3000000 10000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
+    python scripts/bench.py --incremental --by-file --streaming append update --events 10000000 30000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
     python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
     python scripts/bench.py --dbt --events 3000000 --order random time --key-type int --keys 10 1000
@@ -60,7 +61,14 @@ table's folder as a Parquet file source, withWatermark('ts', '5 minutes'), group
 store, append mode to a Parquet folder, trigger(availableNow=True) once per run: its first run
 (a new checkpoint) reads the whole history, as a full refresh does, and each later run the new
 files. It drops rows later than its watermark, where windowed_incremental keeps them (allowed
-lateness 10 minutes, then the late table).
+lateness 10 minutes, then the late table). Append mode writes each window once, when the
+watermark closes it; the model rewrites the partitions a run touches, with the early results of
+windows still open. `--streaming update` (or `append update`, both side by side) is the peer
+that does the same: update mode, and a foreachBatch that merges each micro-batch's updated
+windows into the hours they fall in (an insert overwrite, dynamic partition overwrite, of a
+table partitioned by hour, the hours named in it: the updated windows and the hours' other
+windows); the report says how many windows of its table and of the model's differ. Structured
+Streaming has no update mode for session windows.
 
 With --incremental --statements: each statement of the last incremental run of each model, with
 the time Spark took in dbt-spark's `execute` (parsing, analysis, and a command's whole work) and
@@ -991,18 +999,22 @@ def streaming_run(spark, args, source_folder: Path, folder: Path, fresh: bool, m
             session = batch.sparkSession
             if not session.catalog.tableExists(table):
                 updated.write.format("parquet").partitionBy("window_partition").saveAsTable(table)
-            elif not updated.isEmpty():
-                updated.createOrReplaceTempView("__peer_updated")
-                session.conf.set("spark.sql.sources.partitionOverwriteMode", "DYNAMIC")
-                session.sql(f"""
-                    insert overwrite table {table} partition (window_partition)
-                    select * from __peer_updated
-                    union all
-                    select stored.* from {table} as stored
-                    left anti join __peer_updated as updated
-                        on stored.k = updated.k and stored.window_start = updated.window_start
-                    where stored.window_partition in (select window_partition from __peer_updated)""")
-                session.conf.set("spark.sql.sources.partitionOverwriteMode", "STATIC")
+            else:
+                # the hours as literals, so that the read of the stored windows skips the others
+                hours = [row[0] for row in updated.selectExpr("unix_micros(window_partition)").distinct().collect()]
+                if hours:
+                    updated.createOrReplaceTempView("__peer_updated")
+                    listed = ", ".join(f"timestamp_micros({hour})" for hour in hours)
+                    session.conf.set("spark.sql.sources.partitionOverwriteMode", "DYNAMIC")
+                    session.sql(f"""
+                        insert overwrite table {table} partition (window_partition)
+                        select * from __peer_updated
+                        union all
+                        select stored.* from {table} as stored
+                        left anti join __peer_updated as updated
+                            on stored.k = updated.k and stored.window_start = updated.window_start
+                        where stored.window_partition in ({listed})""")
+                    session.conf.set("spark.sql.sources.partitionOverwriteMode", "STATIC")
             updated.unpersist()
 
         writer = counts.writeStream.foreachBatch(merge).outputMode("update")
