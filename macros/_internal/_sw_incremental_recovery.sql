@@ -43,7 +43,7 @@
     {%- if full_refresh or existing_state is none or (existing is not none and not existing.is_table) -%}
         {{ return(state) }}
     {%- endif -%}
-    {%- set state_columns = adapter.get_columns_in_relation(existing_state) | map(attribute='name') | map('lower') | list -%}
+    {%- set state_columns = spark_windows._sw_column_names(existing_state) -%}
     {%- set config_column = 'config' in state_columns -%}
     {%- set rows = run_query(
         'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, '
@@ -63,7 +63,7 @@
         'config': row[6],
         'missing_columns': ['config', 'arrival_counts'] | reject('in', state_columns) | list,
     }) -%}
-    {%- if existing is not none and 'revision' not in adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list -%}
+    {%- if existing is not none and 'revision' not in spark_windows._sw_column_names(existing) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ existing ~ " has no revision and timing columns: it was written by an earlier "
             ~ "version of spark_windows. Run it once with --full-refresh to recompute every window with them.") }}

@@ -4,15 +4,6 @@
     interface, _sw_incremental_window_sql. -#}
 
 
-{#- Every overwrite of a run is static (a partition named in the statement, or a whole table),
-    except the windows table's, which is dynamic by its own table option. dbt-spark's
-    insert_overwrite and microbatch models set the session's mode to DYNAMIC and leave it so: a
-    later model of the same dbt invocation (the same Spark session) must set it back. -#}
-{% macro _sw_incremental_static_overwrite_sql() -%}
-set spark.sql.sources.partitionOverwriteMode = STATIC
-{%- endmacro %}
-
-
 {#- A Spark SQL string literal of `text`: quoted, its backslashes and quotes escaped. -#}
 {% macro _sw_string_literal(text) -%}
 '{{ text | replace('\\', '\\\\') | replace("'", "\\'") }}'
@@ -43,11 +34,31 @@ set {{ key }} = {{ value }}
     it is no more than with algorithm 1: the commit row is one file written by one task; a late or
     changelog partition is listed by the metastore only after its job commits, and the next
     attempt's static overwrite deletes its folder first; the windows table's dynamic overwrite and
-    the staging tables write into folders of their own. The run sets algorithm 2 for its writes
-    (steps 3 to 5) with _sw_swap_session and gives the session's value back after them. -#}
-{% macro _sw_commit_algorithm_key() -%}
-mapreduce.fileoutputcommitter.algorithm.version
+    the staging tables write into folders of their own.
+    The late, changelog and state tables hold algorithm 2 as a table option
+    (_sw_incremental_table_clauses): Spark gives a table's options to the Hadoop configuration of
+    each write into it, so the session's own setting is never changed. -#}
+{% macro _sw_commit_algorithm_option() -%}
+'mapreduce.fileoutputcommitter.algorithm.version' = '2'
 {%- endmacro %}
+
+
+{#- Before a run's first write (step 3): a late, changelog or state table that an earlier version
+    of spark_windows created without the committer option (_sw_commit_algorithm_option) gets it,
+    once. What dbt listed when it started tells which tables hold it (_sw_cached_table); a table
+    it did not list is created by the run, with the option. -#}
+{% macro _sw_incremental_commit_algorithm(tables) %}
+    {%- set option = spark_windows._sw_commit_algorithm_option() -%}
+    {%- set held = option | replace("'", '') | replace(' ', '') -%}
+    {#- `held`: the option as the listing names it, key=value -#}
+    {%- for name in ['late', 'changelog', 'state'] -%}
+        {%- set relation = tables[name] -%}
+        {%- set cached = spark_windows._sw_cached_table(relation) -%}
+        {%- if cached is not none and held not in cached.storage_properties -%}
+            {%- do run_query('alter table ' ~ relation ~ ' set serdeproperties (' ~ option ~ ')') -%}
+        {%- endif -%}
+    {%- endfor -%}
+{% endmacro %}
 
 
 {#- Sessions read the batch's rows several times: they are cached before the summary scan reads
@@ -123,7 +134,11 @@ as
 
 
 {#- The rows of batch `batch_id` in the late or changelog table (partitioned by batch_id): a
-    repeated run overwrites what an uncommitted attempt wrote. -#}
+    repeated run overwrites what an uncommitted attempt wrote. The statement names the value of
+    the table's only partition column, so it replaces that partition alone whatever the session's
+    spark.sql.sources.partitionOverwriteMode (dbt-spark's insert_overwrite and microbatch models
+    set it to DYNAMIC and leave it so); the run's only other overwrite, the windows table's, is
+    dynamic by the table's own option. -#}
 {% macro _sw_incremental_batch_overwrite_sql(relation, batch_id, select_sql) -%}
 insert overwrite table {{ relation }} partition (batch_id = {{ batch_id }}) by name
 {{ select_sql }}

@@ -74,7 +74,8 @@ where false
     table; the other tables get a folder named like themselves), comment_clause
     (persist_docs: the model's description on the table; with on_watermark on the view
     instead), tblproperties_clause (every table). `clauses.table` is for `target`, the table
-    of windows (partitions overwritten dynamically).
+    of windows (partitions overwritten dynamically); the late, changelog and state tables are
+    written with Hadoop's commit algorithm 2 (_sw_commit_algorithm_option).
     The staging tables stay in the schema's default location: they are dropped when applied,
     and dropping a table with a LOCATION leaves its files. -#}
 {% macro _sw_incremental_table_clauses(tables, target) %}
@@ -83,7 +84,8 @@ where false
     {%- set clauses = {} -%}
     {%- for name, relation in tables.items() -%}
         {%- set location = "location '" ~ location_root ~ "/" ~ relation.identifier ~ "'\n" if location_root is not none else '' -%}
-        {%- do clauses.update({name: location ~ properties}) -%}
+        {%- set options = "options (" ~ spark_windows._sw_commit_algorithm_option() ~ ")\n" if name in ['late', 'changelog', 'state'] else '' -%}
+        {%- do clauses.update({name: options ~ location ~ properties}) -%}
     {%- endfor -%}
     {%- set overwrite = "options ('partitionOverwriteMode' = 'dynamic')\n" -%}
     {%- if target.identifier == this.identifier -%}
@@ -266,6 +268,41 @@ spark_windows.read_partitions
 {% endmacro %}
 
 
+{#- What dbt's listing of the schema at the start of the invocation (SHOW TABLE EXTENDED, kept in
+    its relation cache) says of `relation`: {type (MANAGED or EXTERNAL), location, columns (the
+    top-level column names, lowercase), storage_properties (its options, as `key=value` texts)};
+    none when the cache holds no such text of it (a table made since, such as one this run
+    created). A model runs once in an invocation, so its own tables are as dbt listed them until
+    its run changes them. -#}
+{% macro _sw_cached_table(relation) %}
+    {%- set cached = adapter.get_relation(relation.database, relation.schema, relation.identifier) -%}
+    {%- set information = cached.information if cached is not none else none -%}
+    {%- if not information -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set table = {'type': none, 'location': none, 'columns': [], 'storage_properties': []} -%}
+    {%- for line in information.split('\n') -%}
+        {%- if line.startswith(' |-- ') -%}
+            {%- do table.columns.append(line[5:].split(':', 1)[0] | lower) -%}
+        {%- elif line.startswith('Type: ') or line.startswith('Location: ') -%}
+            {%- set name, value = line.split(': ', 1) -%}
+            {%- do table.update({name | lower: value | trim}) -%}
+        {%- elif line.startswith('Storage Properties: [') -%}
+            {%- do table.update({'storage_properties': line.split(': [', 1)[1].rstrip().rstrip(']').split(', ')}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(table) }}
+{% endmacro %}
+
+
+{#- The column names of a table, lowercase: as dbt listed them (_sw_cached_table), else from
+    `describe extended`. -#}
+{% macro _sw_column_names(relation) %}
+    {%- set cached = spark_windows._sw_cached_table(relation) -%}
+    {{ return(cached.columns if cached is not none else adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list) }}
+{% endmacro %}
+
+
 {#- `describe formatted` of a table, or of one of its partitions (`partition`: a partition spec
     such as `window_partition = '...'`): {type (MANAGED or EXTERNAL; none for a partition),
     location}, read after the columns (a column may be named `type`): the first row of each name
@@ -295,7 +332,7 @@ spark_windows.read_partitions
     name without `_`, `.` or `=` at its start: Spark skips such folders, or reads them as
     partitions. -#}
 {% macro _sw_incremental_run_folder(target, batch_id) %}
-    {%- set table = spark_windows._sw_describe_table(target) -%}
+    {%- set table = spark_windows._sw_cached_table(target) or spark_windows._sw_describe_table(target) -%}
     {{ return(table.location ~ '/run-' ~ batch_id if table.type == 'MANAGED' and table.location else none) }}
 {% endmacro %}
 

@@ -44,7 +44,6 @@
 
     {{ run_hooks(pre_hooks) }}
     {%- do cfg.update({'session_time_zone': spark_windows._sw_incremental_check_time_type(cfg, sql)}) -%}
-    {%- do run_query(spark_windows._sw_incremental_static_overwrite_sql()) -%}
 
     {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted
            one, and read the state of the last committed run (none before the first). -#}
@@ -98,8 +97,9 @@
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog.
-               Steps 3 to 5 write with Hadoop's commit algorithm 2 (_sw_commit_algorithm_key). -#}
-        {%- set session_algorithm = spark_windows._sw_swap_session(spark_windows._sw_commit_algorithm_key(), 2) -%}
+               The late, changelog and state tables are written with Hadoop's commit algorithm 2
+               (_sw_commit_algorithm_option). -#}
+        {%- do spark_windows._sw_incremental_commit_algorithm(tables) -%}
         {%- if not plan.target_exists -%}
             {%- do spark_windows._sw_incremental_create(target, spark_windows._sw_incremental_create_sql(target,
                 spark_windows._sw_incremental_stored_sql(cfg, '(' ~ steps.stage ~ ')'), 'window_partition', clauses.table), own_folders) -%}
@@ -155,7 +155,6 @@
         {%- if plan.rewrite -%}
             {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
         {%- endif -%}
-        {%- do run_query(spark_windows._sw_set_session_sql(spark_windows._sw_commit_algorithm_key(), session_algorithm)) -%}
 
         {#- 6. Compact the state table every compact_state_every committed runs. -#}
         {%- do spark_windows._sw_incremental_compact_state(cfg, tables.state, batch_id) -%}

@@ -200,6 +200,8 @@ class _Adapter:
         self._renderer = renderer
         self._type = adapter_type
         self.introspected: list[str] = []  # relations whose columns were looked up, in order
+        # what dbt's relation cache holds, by identifier (a test fills it; empty: nothing listed)
+        self.listed: dict[str, SimpleNamespace] = {}
 
     def type(self) -> str:
         return self._type
@@ -212,6 +214,9 @@ class _Adapter:
             else SimpleNamespace(name=column[0], dtype=column[1])
             for column in relation.columns
         ]
+
+    def get_relation(self, database: str, schema: str, identifier: str):
+        return self.listed.get(identifier)
 
     def dispatch(self, name: str, macro_namespace: str = PACKAGE):
         """As dbt: each package of the namespace's search order (the root project's `dispatch:`

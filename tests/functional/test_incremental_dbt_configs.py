@@ -467,21 +467,30 @@ def plant_committed_task(table_dir, source_file, partition: str = "") -> None:
     (task / "part-00000-0badc0de-0000-4000-8000-000000000000.c000.snappy.parquet").write_bytes(source_file.read_bytes())
 
 
-def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(project):
+@pytest.mark.parametrize(
+    "earlier_tables", [False, True], ids=["tables_of_this_version", "tables_of_an_earlier_version"]
+)
+def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(project, earlier_tables):
     """A kill between a write's task commit and its job commit leaves committed task files in the
     table's `_temporary` folder. The next run's writes to the changelog, late and state tables
     must not take them in: they would be a second copy of a batch's changelog rows, or a second
-    commit row of a batch naming a staging table that no longer exists."""
+    commit row of a batch naming a staging table that no longer exists. Also with tables an
+    earlier version created without the committer option (set here to Spark's default
+    algorithm, 1): the run gives it to them before it writes."""
     lake = project["lake"]
     state = f"{SCHEMA}.page_clicks__state"
+    option = "mapreduce.fileoutputcommitter.algorithm.version"
     run(project, "2024-05-01 08:01:00", full_refresh=True)
     run(project, "2024-05-01 08:02:00")
+    if earlier_tables:
+        for table in ["page_clicks__changelog", "page_clicks__state", "page_clicks__late"]:
+            sql(project, f"alter table {SCHEMA}.{table} set serdeproperties ('{option}' = '1')")
     # batch 2 changelog: -U and +U of home's window; its file, planted as batch 3's
     changelog_file = next((lake / "page_clicks__changelog" / "batch_id=2").glob("part-*.parquet"))
     plant_committed_task(lake / "page_clicks__changelog", changelog_file, "batch_id=3")
     state_file = next((lake / "page_clicks__state").glob("part-*.parquet"))
     plant_committed_task(lake / "page_clicks__state", state_file)
-    algorithm = "set mapreduce.fileoutputcommitter.algorithm.version"
+    algorithm = f"set {option}"
     before = sql(project, algorithm)
 
     run(project, "2024-05-01 08:03:00")
@@ -491,7 +500,9 @@ def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(pro
     assert changelog == [("+I", "cart", 1)]
     for table in ["page_clicks__changelog", "page_clicks__state"]:
         assert not (lake / table / "_temporary").exists(), table
-    # the session's commit setting is given back
+    # the tables hold the option; the session's own setting is as it was
+    for table in ["page_clicks__changelog", "page_clicks__state", "page_clicks__late"]:
+        assert f"{option}=2" in table_info(project, table)["Storage Properties"], table
     assert sql(project, algorithm) == before
 
 

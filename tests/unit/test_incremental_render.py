@@ -6,6 +6,7 @@ import datetime
 import decimal
 import json
 import re
+import types
 
 import pytest
 import sqlglot
@@ -1347,6 +1348,78 @@ def test_a_run_writes_once_only_into_a_managed_table(catalog_renderer, table_typ
     tree = parse(stage)
     assert (tree.find(exp.PartitionedByProperty) is not None) == (folder is not None)
     assert (f"location '{folder}'" in stage) == (folder is not None)
+
+
+def listed(renderer, identifier, information):
+    """dbt's relation cache holds `identifier` with `information`, the text SHOW TABLE EXTENDED
+    gave it when dbt started."""
+    renderer.env.globals["adapter"].listed[identifier] = types.SimpleNamespace(information=information)
+
+
+# a table's text in SHOW TABLE EXTENDED, as Spark 4.3 prints it (Spark 3.5 the same lines)
+LISTED_TEXT = """Catalog: spark_catalog
+Database: spark_windows
+Table: sensor_vehicles
+Owner: root
+Created Time: Tue Dec 01 00:14:02 UTC 2026
+Last Access: UNKNOWN
+Created By: Spark 4.3.0
+Type: MANAGED
+Provider: parquet
+Location: file:/w/spark_windows.db/sensor_vehicles
+Serde Library: org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe
+Storage Properties: [partitionOverwriteMode=dynamic, mapreduce.fileoutputcommitter.algorithm.version=2]
+Partition Provider: Catalog
+Partition Columns: [`window_partition`]
+Schema: root
+ |-- vehicle_id: string (nullable = true)
+ |-- stop: struct (nullable = true)
+ |    |-- lat: double (nullable = true)
+ |-- Revision: integer (nullable = true)
+ |-- window_partition: timestamp (nullable = true)
+"""
+
+
+def test_what_dbt_listed_of_a_table_is_read_without_a_describe(catalog_renderer):
+    listed(catalog_renderer, "sensor_vehicles", LISTED_TEXT)
+    assert catalog_renderer.call("_sw_cached_table", Target()) == {
+        "type": "MANAGED",
+        "location": "file:/w/spark_windows.db/sensor_vehicles",
+        "columns": ["vehicle_id", "stop", "revision", "window_partition"],  # top-level, lowercase
+        "storage_properties": ["partitionOverwriteMode=dynamic", "mapreduce.fileoutputcommitter.algorithm.version=2"],
+    }
+    assert catalog_renderer.call("_sw_incremental_run_folder", Target(), 7) == FOLDER
+    assert catalog_renderer.call("_sw_column_names", Target())[-2:] == ["revision", "window_partition"]
+    assert catalog_renderer.queries == []
+
+
+def test_a_table_dbt_listed_without_its_text_is_described(catalog_renderer):
+    listed(catalog_renderer, "sensor_vehicles", "")
+    catalog_renderer.answers["describe formatted spark_windows.sensor_vehicles"] = describe_rows(
+        "MANAGED", "file:/w/spark_windows.db/sensor_vehicles"
+    )
+    assert catalog_renderer.call("_sw_cached_table", Target()) is None
+    assert catalog_renderer.call("_sw_incremental_run_folder", Target(), 7) == FOLDER
+    assert catalog_renderer.queries == ["describe formatted spark_windows.sensor_vehicles"]
+
+
+def test_only_listed_tables_without_the_committer_option_get_it(catalog_renderer):
+    """A run changes no session setting: the late, changelog and state tables hold Hadoop's
+    commit algorithm 2 as a table option. One of an earlier version (no option, or algorithm 1)
+    gets it; one holding it, or not listed (the run creates it, with the option), is left."""
+    option = "mapreduce.fileoutputcommitter.algorithm.version"
+    listed(catalog_renderer, "sensor_vehicles__late", LISTED_TEXT.replace("Storage Properties", "Other Properties"))
+    listed(catalog_renderer, "sensor_vehicles__changelog", LISTED_TEXT.replace(f"{option}=2", f"{option}=1"))
+    listed(catalog_renderer, "sensor_vehicles__state", LISTED_TEXT)
+    tables = {name: Relation(f"spark_windows.sensor_vehicles__{name}") for name in ["late", "changelog", "state"]}
+    tables["windows"] = Relation("spark_windows.sensor_vehicles__windows")
+    catalog_renderer.call("_sw_incremental_commit_algorithm", tables)
+    assert catalog_renderer.queries == [
+        f"alter table spark_windows.sensor_vehicles__{name} set serdeproperties ('{option}' = '2')"
+        for name in ["late", "changelog"]
+    ]
+    for query in catalog_renderer.queries:
+        parse(query)
 
 
 def test_a_write_once_apply_drops_the_staged_partitions_then_adds_them_at_the_run_folder(catalog_renderer):
