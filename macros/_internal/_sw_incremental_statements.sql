@@ -4,6 +4,19 @@
     interface, _sw_incremental_window_sql. -#}
 
 
+{#- Every overwrite of a run is static (a partition named in the statement, or a whole table),
+    except the windows table's, which is dynamic by its own table option. dbt-spark's
+    insert_overwrite and microbatch models set the session's mode to DYNAMIC and leave it so: a
+    later model of the same dbt invocation (the same Spark session) must set it back. The whole
+    tables are those a CREATE TABLE AS writes into a folder that may hold files (a staging table
+    in its run's folder after a killed attempt, a kept table under a location_root after a
+    --full-refresh dropped it): in DYNAMIC mode Spark would replace only the partitions the
+    query writes, and keep every other partition's old files there. -#}
+{% macro _sw_incremental_static_overwrite_sql() -%}
+set spark.sql.sources.partitionOverwriteMode = STATIC
+{%- endmacro %}
+
+
 {#- A Spark SQL string literal of `text`: quoted, its backslashes and quotes escaped. -#}
 {% macro _sw_string_literal(text) -%}
 '{{ text | replace('\\', '\\\\') | replace("'", "\\'") }}'
@@ -134,11 +147,7 @@ as
 
 
 {#- The rows of batch `batch_id` in the late or changelog table (partitioned by batch_id): a
-    repeated run overwrites what an uncommitted attempt wrote. The statement names the value of
-    the table's only partition column, so it replaces that partition alone whatever the session's
-    spark.sql.sources.partitionOverwriteMode (dbt-spark's insert_overwrite and microbatch models
-    set it to DYNAMIC and leave it so); the run's only other overwrite, the windows table's, is
-    dynamic by the table's own option. -#}
+    repeated run overwrites what an uncommitted attempt wrote. -#}
 {% macro _sw_incremental_batch_overwrite_sql(relation, batch_id, select_sql) -%}
 insert overwrite table {{ relation }} partition (batch_id = {{ batch_id }}) by name
 {{ select_sql }}

@@ -44,6 +44,7 @@
 
     {{ run_hooks(pre_hooks) }}
     {%- do cfg.update({'session_time_zone': spark_windows._sw_incremental_check_time_type(cfg, sql)}) -%}
+    {%- do run_query(spark_windows._sw_incremental_static_overwrite_sql()) -%}
 
     {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted
            one, and read the state of the last committed run (none before the first). -#}
