@@ -59,15 +59,17 @@ set {{ key }} = {{ value }}
 {#- Before a run's first write (step 3): a late, changelog or state table that an earlier version
     of spark_windows created without the committer option (_sw_commit_algorithm_option) gets it,
     once. What dbt listed when it started tells which tables hold it (_sw_cached_table); a table
-    it did not list is created by the run, with the option. -#}
+    it did not list is created by the run, with the option; one it holds without its text gets
+    the option again (the statement can be repeated). -#}
 {% macro _sw_incremental_commit_algorithm(tables) %}
     {%- set option = spark_windows._sw_commit_algorithm_option() -%}
     {%- set held = option | replace("'", '') | replace(' ', '') -%}
     {#- `held`: the option as the listing names it, key=value -#}
     {%- for name in ['late', 'changelog', 'state'] -%}
         {%- set relation = tables[name] -%}
-        {%- set cached = spark_windows._sw_cached_table(relation) -%}
-        {%- if cached is not none and held not in cached.storage_properties -%}
+        {%- set listed = adapter.get_relation(relation.database, relation.schema, relation.identifier) is not none -%}
+        {%- set cached = spark_windows._sw_cached_table(relation) if listed else none -%}
+        {%- if listed and (cached is none or held not in cached.storage_properties) -%}
             {%- do run_query('alter table ' ~ relation ~ ' set serdeproperties (' ~ option ~ ')') -%}
         {%- endif -%}
     {%- endfor -%}
