@@ -107,8 +107,10 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from spark_windows_dev.macro_renderer import MacroRenderer
-from spark_windows_dev.project import PROJECT_DIR
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # dev/, the development package
+
+from dev.macro_renderer import MacroRenderer  # noqa: E402
+from dev.project import PROJECT_DIR  # noqa: E402
 
 AGGREGATES = {"readings": "count(*)", "vehicles": "sum(v)"}
 ALL_MERGEABLE = {
@@ -448,7 +450,7 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
     process; times the model's execution as dbt reports it."""
     import json
 
-    from spark_windows_dev.dbt_harness import configure_environment, run_dbt
+    from dev.dbt_harness import configure_environment, run_dbt
 
     state_dir = args.state_dir / "dbt"
     if state_dir.exists():
@@ -500,7 +502,7 @@ def incremental(args) -> int:
     state_dir = args.state_dir / "incremental"
     if state_dir.exists():
         shutil.rmtree(state_dir)
-    from spark_windows_dev.dbt_harness import configure_environment, run_dbt
+    from dev.dbt_harness import configure_environment, run_dbt
 
     configure_environment(state_dir, "local")
     os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory

@@ -18,9 +18,12 @@ import argparse
 import sys
 from pathlib import Path
 
-import bench
-from bench_flink import CASES, MODES, output_dir
-from spark_windows_dev.macro_renderer import MacroRenderer
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # dev/, the development package
+
+import bench  # noqa: E402  (its neighbours in scripts/)
+from bench_flink import CASES, MODES, output_dir  # noqa: E402
+
+from dev.macro_renderer import MacroRenderer  # noqa: E402
 
 
 def normalized(frame, types: dict[str, str]):

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
-from spark_windows_dev.dbt_harness import SessionWarehouse, run_dbt
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # dev/, the development package
+
+from dev.dbt_harness import SessionWarehouse, run_dbt  # noqa: E402
 
 SCHEMA = os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows")  # as profiles/profiles.yml
 # model -> what it shows and the columns it is sorted by

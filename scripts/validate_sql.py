@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import sqlglot
-from spark_windows_dev.project import PROJECT_DIR
 from sqlglot.errors import SqlglotError
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
 
 
 def invalid_files(compiled_dir: Path) -> tuple[int, list[str]]:
@@ -42,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     compiled_dir = PROJECT_DIR / "target" / "compiled"
     if not args.no_compile:
         shutil.rmtree(compiled_dir, ignore_errors=True)  # no stale files of deleted models
-        from spark_windows_dev.dbt_harness import configure_environment, run_dbt
+        sys.path.insert(0, str(PROJECT_DIR))  # dev/, the development package: dbt run in this process
+        from dev.dbt_harness import configure_environment, run_dbt
 
         target = args.target or "local"
         configure_environment(PROJECT_DIR / ".spark_state" / f"validate-{target}", target)

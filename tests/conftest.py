@@ -7,9 +7,10 @@ import shutil
 
 import pytest
 from incremental_replay import Replay, crash_seed, replay, replay_with_kills
-from spark_windows_dev.dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
-from spark_windows_dev.macro_renderer import MacroRenderer
-from spark_windows_dev.project import PROJECT_DIR, TARGET_DIR
+
+from dev.dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
+from dev.macro_renderer import MacroRenderer
+from dev.project import PROJECT_DIR, TARGET_DIR
 
 
 def pytest_addoption(parser):

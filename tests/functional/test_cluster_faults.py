@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 from compare import assert_same_rows, read_csv
-from spark_windows_dev.dbt_harness import run_dbt
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.dbt_harness import run_dbt
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,8 @@ import sys
 
 import pytest
 from compare import assert_same_rows
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 CONSUMER = PROJECT_DIR / "integration_tests" / "consumer"
 PROFILE = CONSUMER / "profiles.yml"

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from spark_windows_dev.dbt_harness import run_dbt
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.dbt_harness import run_dbt
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

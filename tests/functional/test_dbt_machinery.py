@@ -27,7 +27,8 @@ import textwrap
 
 import pytest
 from compare import assert_same_rows
-from spark_windows_dev.dbt_harness import PROJECT_DIR, DbtFailed, configure_environment, run_dbt
+
+from dev.dbt_harness import PROJECT_DIR, DbtFailed, configure_environment, run_dbt
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pytest
 from compare import assert_same_rows, read_csv
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.slow
 

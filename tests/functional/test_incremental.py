@@ -18,8 +18,9 @@ from incremental_cases import CUTS, arrivals, click_arrivals, reference_models, 
 from incremental_driver import MODELS, SESSION_MODELS, read_tables
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental import Model
-from spark_windows_dev.dbt_harness import run_dbt
 from stop_at import StopAt
+
+from dev.dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 

@@ -18,8 +18,9 @@ import types
 
 import pytest
 from scratch_project import scratch_project
-from spark_windows_dev.dbt_harness import run_dbt
 from stop_at import StopAt
+
+from dev.dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 

@@ -24,8 +24,9 @@ from urllib.parse import unquote, urlparse
 import pytest
 from reference_windows import session, tumble
 from scratch_project import scratch_project
-from spark_windows_dev.dbt_harness import run_dbt
 from stop_at import StopAt
+
+from dev.dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 

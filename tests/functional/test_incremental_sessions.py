@@ -21,7 +21,8 @@ from incremental_cases import SESSION_MODEL as MODEL
 from incremental_driver import SESSION_MODELS
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental_sessions import SessionModel
-from spark_windows_dev.dbt_harness import run_dbt
+
+from dev.dbt_harness import run_dbt
 
 
 def assert_run_times_agree(tables: dict, where: str, name: str = MODEL) -> None:

@@ -5,7 +5,8 @@ the landed orders example when the limit is below its two malformed records."""
 from __future__ import annotations
 
 import pytest
-from spark_windows_dev.dbt_harness import run_dbt
+
+from dev.dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 

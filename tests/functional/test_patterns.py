@@ -145,7 +145,7 @@ def test_window_top_n_by_rank_keeps_every_tied_row(spark, renderer, rows, n, ord
     assert result(spark, sql, extra=["rownum"]) == as_tuples(expected)
 
 
-# a mutant failed at the 49th example of 60 (scripts/mutate_properties.py; tests/README.md,
+# a mutant failed at the 49th example of 60 (dev/mutate_properties.py; tests/README.md,
 # "How many examples")
 @settings(PROPERTY_SETTINGS, max_examples=100)
 @given(

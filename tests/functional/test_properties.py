@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 # examples each window kind's property test ran; each test checks its own count (runs_every_example)
 EXAMPLES_RUN = Counter()
 # tumble, hop and cumulate: every mutant of their macros failed by the 11th example
-# (scripts/mutate_properties.py; tests/README.md, "How many examples")
+# (dev/mutate_properties.py; tests/README.md, "How many examples")
 GRID_EXAMPLES = 100
 
 
@@ -178,7 +178,7 @@ def test_window_aggregate_matches_the_python_model_and_the_table_valued_macros(
 
 
 # every mutant failed by the 6th example, a mutant of the two-stacks grid by the 25th; with
-# the strategy drawn, a new draw of mutants by the 4th (scripts/mutate_properties.py;
+# the strategy drawn, a new draw of mutants by the 4th (dev/mutate_properties.py;
 # tests/README.md, "How many examples")
 @settings(PROPERTY_SETTINGS, max_examples=100)
 @given(

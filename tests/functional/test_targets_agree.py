@@ -16,7 +16,8 @@ import json
 import math
 
 import pytest
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 RESULTS_DIR = PROJECT_DIR / ".spark_state" / "results"
 MODEL_DIRS = [PROJECT_DIR / "models" / "examples", PROJECT_DIR / "models" / "flink_reference"]

@@ -18,7 +18,8 @@ import reference_more_windows as more
 import reference_windows as ref
 from pyspark.sql.types import TimestampNTZType, TimestampType
 from spark_views import temp_view
-from spark_windows_dev.macro_renderer import Relation
+
+from dev.macro_renderer import Relation
 
 pytestmark = pytest.mark.slow
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-import validate_sql  # scripts/ is on pytest's pythonpath
-from spark_windows_dev.project import TARGET_DIR
+
+from dev.project import TARGET_DIR
+from scripts import validate_sql  # the repository root is on pytest's pythonpath
 
 
 @pytest.mark.slow

@@ -9,7 +9,8 @@ passing on good windows; ``must_pass__`` fixtures cover what no example does.
 from __future__ import annotations
 
 import pytest
-from spark_windows_dev.dbt_harness import run_dbt
+
+from dev.dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 

@@ -170,7 +170,7 @@ def test_window_firings_match_the_flink_simulation(spark, renderer, case):
     assert actual == expected
 
 
-# a mutant failed at the 23rd example of 25 (scripts/mutate_properties.py; tests/README.md,
+# a mutant failed at the 23rd example of 25 (dev/mutate_properties.py; tests/README.md,
 # "How many examples")
 @settings(PROPERTY_SETTINGS, max_examples=50)
 @given(case=firing_case())

@@ -56,7 +56,7 @@ def inclusive_quantile(values: list[int], rank: float):
     return ordered[max(math.ceil(rank * len(ordered)) - 1, 0)]
 
 
-# every mutant of the macros it uses failed by the 20th example (scripts/mutate_properties.py;
+# every mutant of the macros it uses failed by the 20th example (dev/mutate_properties.py;
 # tests/README.md, "How many examples")
 @settings(PROPERTY_SETTINGS, max_examples=100)
 @given(case=grid_case(), kind=st.sampled_from(["tumble", "hop", "cumulate"]), keyed=st.booleans())

@@ -71,7 +71,7 @@ def model_variances(values: list) -> list:
 
 
 # a mutant of the shifted deviations failed only at the 135th example of 200, and no other test
-# fails it (scripts/mutate_properties.py; tests/README.md, "How many examples")
+# fails it (dev/mutate_properties.py; tests/README.md, "How many examples")
 @settings(PROPERTY_SETTINGS, max_examples=300)
 @given(case=grid_case(), kind=st.sampled_from(["tumble", "hop", "cumulate"]), keyed=st.booleans())
 def test_variances_equal_group_by_and_the_model(spark, renderer, case, kind, keyed):

@@ -26,11 +26,11 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner
 
-# run as a script: the helpers the scripts and the tests share are in scripts/spark_windows_dev
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+# run as a script: dev/, the development package, is in the repository root
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from spark_windows_dev.dbt_harness import DbtFailed, SessionWarehouse, run_dbt  # noqa: E402
-from spark_windows_dev.project import PROJECT_DIR  # noqa: E402
+from dev.dbt_harness import DbtFailed, SessionWarehouse, run_dbt  # noqa: E402
+from dev.project import PROJECT_DIR  # noqa: E402
 
 CONSUMER = PROJECT_DIR / "integration_tests" / "consumer"
 SCHEMA = "analytics"  # the schema of the consumer's profile

@@ -17,7 +17,8 @@ from reference_incremental import (
     sum_of_values,
 )
 from reference_incremental_sessions import SessionModel
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 SENSOR_ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "sensor_readings_arrivals.csv"
 CLICK_ARRIVALS = PROJECT_DIR / "seeds" / "examples" / "click_arrivals.csv"

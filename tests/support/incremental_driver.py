@@ -24,10 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-# run as a script: the helpers the scripts and the tests share are in scripts/spark_windows_dev
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+# run as a script: dev/, the development package, is in the repository root
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from spark_windows_dev.dbt_harness import configure_environment, run_dbt  # noqa: E402
+from dev.dbt_harness import configure_environment, run_dbt  # noqa: E402
 
 # model -> its aggregate columns, in the order the queries below read them
 MODELS = {

@@ -29,8 +29,9 @@ from pathlib import Path
 
 from incremental_cases import CUTS
 from incremental_driver import RUN, arrived, finish_replay, replay_tables
-from spark_windows_dev.dbt_harness import run_dbt
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.dbt_harness import run_dbt
+from dev.project import PROJECT_DIR
 
 DRIVER = PROJECT_DIR / "tests" / "support" / "incremental_driver.py"
 # runs killed in one replay, each in a process of its own; the first two runs are never killed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from spark_windows_dev.dbt_harness import PROJECT_DIR, configure_environment, run_dbt
+from dev.dbt_harness import PROJECT_DIR, configure_environment, run_dbt
 
 
 def scratch_project(root: Path, name: str, target: str, models: dict[str, str]) -> None:

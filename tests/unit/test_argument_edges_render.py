@@ -8,7 +8,8 @@ the value and what is accepted."""
 from __future__ import annotations
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, parse_relation
+
+from dev.macro_renderer import CompilerError, MacroRenderer, parse_relation
 
 pytestmark = pytest.mark.fast
 

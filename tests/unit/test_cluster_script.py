@@ -7,7 +7,8 @@ import socket
 import subprocess
 
 import pytest
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

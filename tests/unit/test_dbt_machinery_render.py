@@ -16,7 +16,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
+
+from dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
 
 pytestmark = pytest.mark.fast
 

@@ -8,7 +8,8 @@ import itertools
 import re
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, output_names
+
+from dev.macro_renderer import CompilerError, MacroRenderer, Relation, output_names
 
 pytestmark = pytest.mark.fast
 

@@ -10,9 +10,10 @@ import types
 
 import pytest
 import sqlglot
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation
-from spark_windows_dev.project import PROJECT_DIR
 from sqlglot import exp
+
+from dev.macro_renderer import CompilerError, MacroRenderer, Relation
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

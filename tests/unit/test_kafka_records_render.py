@@ -6,7 +6,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse
+
+from dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse
 
 pytestmark = pytest.mark.fast
 

@@ -13,11 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 
-PATHS = ["tests", "scripts", "integration_tests"]
+PATHS = ["tests", "scripts", "dev", "integration_tests"]
 SQL_PATHS = ["models", *sorted(str(p.relative_to(PROJECT_DIR)) for p in PROJECT_DIR.glob("integration_tests/*/models"))]
 
 

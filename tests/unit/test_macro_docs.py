@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from spark_windows_dev.macro_renderer import Block, blocks_in, project_blocks
-from spark_windows_dev.project import MACRO_DIR, PACKAGE, PROJECT_DIR
+
+from dev.macro_renderer import Block, blocks_in, project_blocks
+from dev.project import MACRO_DIR, PACKAGE, PROJECT_DIR
 
 README = PROJECT_DIR / "README.md"
 PUBLIC_SOURCES = ("windows/*.sql", "kafka/*.sql", "data_tests/*.sql")

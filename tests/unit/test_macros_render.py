@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names
+
+from dev.macro_renderer import CompilerError, MacroRenderer, output_names
 
 pytestmark = pytest.mark.fast
 

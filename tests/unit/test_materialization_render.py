@@ -10,7 +10,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer
+
+from dev.macro_renderer import CompilerError, MacroRenderer
 
 pytestmark = pytest.mark.fast
 

@@ -12,8 +12,9 @@ import itertools
 import pytest
 import reference_more_windows as ref
 from calendar_cases import DST_DAYS, HOUR, utc
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from sqlglot import exp
+
+from dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 
 pytestmark = pytest.mark.fast
 

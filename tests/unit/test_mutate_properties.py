@@ -1,9 +1,10 @@
-"""Fast tests of scripts/mutate_properties.py's mutants: where they are made and what one changes."""
+"""Fast tests of dev/mutate_properties.py's mutants: where they are made and what one changes."""
 
 from __future__ import annotations
 
 import pytest
-from mutate_properties import OPERATORS, mutate, sites
+
+from dev.mutate_properties import OPERATORS, mutate, sites
 
 pytestmark = pytest.mark.fast
 

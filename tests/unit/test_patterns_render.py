@@ -9,9 +9,10 @@ import itertools
 
 import pytest
 import sqlglot
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse, parse_relation
-from spark_windows_dev.project import PROJECT_DIR
 from sqlglot import exp
+
+from dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse, parse_relation
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import struct
 
-import plot_windows  # scripts/ is on pytest's pythonpath
 import pytest
+
+from scripts import plot_windows  # the repository root is on pytest's pythonpath
 
 pytestmark = pytest.mark.fast
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import jinja2
 import pytest
 import yaml
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

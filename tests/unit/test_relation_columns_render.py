@@ -6,8 +6,9 @@ columns instead of colliding with them (Spark's AMBIGUOUS_REFERENCE)."""
 from __future__ import annotations
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
 from sqlglot import exp
+
+from dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
 
 pytestmark = pytest.mark.fast
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

@@ -12,7 +12,8 @@ import subprocess
 import pytest
 import yaml
 from packaging.requirements import Requirement
-from spark_windows_dev.project import PROJECT_DIR
+
+from dev.project import PROJECT_DIR
 
 pytestmark = pytest.mark.fast
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 from render_cases import CUMULATE, HOP, SESSION, SPECS, TUMBLE, WINDOW_COLUMNS, is_row_copy, render
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 from sqlglot import exp
+
+from dev.macro_renderer import CompilerError, MacroRenderer, output_names, parse_relation
 
 pytestmark = pytest.mark.fast
 

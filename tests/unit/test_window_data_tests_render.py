@@ -8,8 +8,9 @@ A generic data test is a ``{% test name(...) %}`` block, which dbt registers as 
 from __future__ import annotations
 
 import pytest
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse
 from sqlglot import exp
+
+from dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse
 
 pytestmark = pytest.mark.fast
 

@@ -10,7 +10,8 @@ import itertools
 
 import pytest
 import reference_firings as model
-from spark_windows_dev.macro_renderer import CompilerError, MacroRenderer, output_names
+
+from dev.macro_renderer import CompilerError, MacroRenderer, output_names
 
 pytestmark = pytest.mark.fast
 

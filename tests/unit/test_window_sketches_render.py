@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from render_cases import HOP, SPECS, WINDOW_COLUMNS, is_row_copy, render
-from spark_windows_dev.macro_renderer import CompilerError, output_names, parse_relation
+
+from dev.macro_renderer import CompilerError, output_names, parse_relation
 
 pytestmark = pytest.mark.fast
 

@@ -1,11 +1,11 @@
-"""Where the project under test lives: the one definition the tests and their helpers share."""
+"""Where the project under test lives: the one definition the tests, their helpers and dev/ share."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]  # scripts/spark_windows_dev/project.py
+PROJECT_DIR = Path(__file__).resolve().parents[1]  # dev/project.py
 MACRO_DIR = PROJECT_DIR / "macros"
 PACKAGE = "spark_windows"  # the dbt project's name: the namespace of its macros
 # dbt's target folder (compiled SQL, manifest): DBT_TARGET_PATH when set, as dbt reads it (.ci/run

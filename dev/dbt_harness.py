@@ -7,7 +7,7 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
-from spark_windows_dev.project import PROJECT_DIR
+from dev.project import PROJECT_DIR
 
 
 class DbtFailed(AssertionError):

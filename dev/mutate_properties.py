@@ -1,6 +1,6 @@
 """How many Hypothesis examples each property test needs, measured by mutation analysis.
 
-    python scripts/mutate_properties.py [--tests NAME,...] [--mutants N] [--out FILE]
+    python dev/mutate_properties.py [--tests NAME,...] [--mutants N] [--out FILE]
 
 For each slow property test (an @given test of tests/functional that takes only the `spark` and
 `renderer` fixtures):
@@ -39,9 +39,10 @@ import time
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+# the test helpers, and the repository root (dev/, and tests.functional, whose property tests run here)
 sys.path[:0] = [str(PROJECT_DIR / "tests" / "support"), str(PROJECT_DIR)]
 
-from spark_windows_dev.macro_renderer import MacroRenderer, project_blocks  # noqa: E402
+from dev.macro_renderer import MacroRenderer, project_blocks  # noqa: E402
 
 FIRST_EXAMPLES = 5
 # argument checks and the microbatch wrapper: a mutant there fails every example at once

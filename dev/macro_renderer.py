@@ -24,7 +24,7 @@ import pytz
 import sqlglot
 from sqlglot import exp
 
-from spark_windows_dev.project import MACRO_DIR, PACKAGE, PROJECT_DIR
+from dev.project import MACRO_DIR, PACKAGE, PROJECT_DIR
 
 OPENING = re.compile(r"{%-?\s*(macro|test|materialization)\s+(\w+)\s*")
 ADAPTER_OPTION = re.compile(r"adapter\s*=\s*['\"](\w+)['\"]")
