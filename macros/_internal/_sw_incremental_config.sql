@@ -2,20 +2,26 @@
     since the last run. Every duration is read as bigint microseconds. -#}
 
 
-{#- The model's time column, when its SQL gives it as timestamp_ntz (Spark types the query without
+{#- What a run needs to know of its Spark session, asked in one query before anything else:
+    {time_zone, scripts}. `scripts`: whether this Spark runs SQL scripts (BEGIN ... END, by
+    default from Spark 4.1 on), which lets a run send its writes as one statement
+    (_sw_incremental_send).
+    The model's time column, when its SQL gives it as timestamp_ntz (Spark types the query without
     running it), must be read in a session time zone of UTC: the runs window instants, and a
     timestamp_ntz is the instant of its wall-clock time in the session zone. In UTC that instant's
     windows are the wall clock's (their bounds of type timestamp); in another zone they would
-    start at wall-clock times that depend on the zone, so the run is refused. The zone is asked
-    first, with `SET` (a command: no Spark job, where `select current_timezone()` runs one): in
-    UTC (as this project's profiles set it) any type is accepted, and typing the model's SQL, a
-    statement that costs more, is left out. Outside UTC the partitions are checked too
-    (_sw_incremental_check_partition_zone). Returns the zone, which each commit stores
+    start at wall-clock times that depend on the zone, so the run is refused. In UTC (as this
+    project's profiles set it) any type is accepted, and typing the model's SQL, a statement that
+    costs more, is left out. Outside UTC the partitions are checked too
+    (_sw_incremental_check_partition_zone). Each commit stores the zone
     (_sw_incremental_check_stored_zone). -#}
-{% macro _sw_incremental_check_time_type(cfg, sql) %}
-    {%- set zone = run_query('set spark.sql.session.timeZone').rows[0][1] | string -%}
+{% macro _sw_incremental_check_session(cfg, sql) %}
+    {%- set row = run_query('select current_timezone() as time_zone, version() as release').rows[0] -%}
+    {%- set zone = row[0] | string -%}
+    {%- set found = modules.re.match('([0-9]+)[.]([0-9]+)', row[1] | string) -%}
+    {%- set session = {'time_zone': zone, 'scripts': found is not none and [found.group(1) | int, found.group(2) | int] >= [4, 1]} -%}
     {%- if spark_windows._sw_is_utc(zone) -%}
-        {{ return(zone) }}
+        {{ return(session) }}
     {%- endif -%}
     {%- do spark_windows._sw_incremental_check_partition_zone(cfg, zone) -%}
     {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
@@ -28,7 +34,7 @@
             ~ "as a timestamp in the model's SQL, such as to_utc_timestamp(" ~ cfg.time_col ~ ", 'America/New_York') for "
             ~ "wall-clock times of New York") }}
     {%- endif -%}
-    {{ return(zone) }}
+    {{ return(session) }}
 {% endmacro %}
 
 

@@ -201,9 +201,19 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {#- Drops the views a run cached (named in `plan`, or in {'batch_view': ...} when it stops or has
     nothing new before planning); nothing for fixed windows, which cache none. -#}
 {% macro _sw_incremental_uncache(plan) %}
-    {%- for key in ['batch_view', 'candidates_view', 'touched_view'] if plan.get(key) -%}
-        {%- do run_query('drop view if exists ' ~ plan[key]) -%}
+    {%- for text in spark_windows._sw_incremental_uncache_sql(plan) -%}
+        {%- do run_query(text) -%}
     {%- endfor -%}
+{% endmacro %}
+
+
+{#- The statements of _sw_incremental_uncache, for a run to send with its writes. -#}
+{% macro _sw_incremental_uncache_sql(plan) %}
+    {%- set statements = [] -%}
+    {%- for key in ['batch_view', 'candidates_view', 'touched_view'] if plan.get(key) -%}
+        {%- do statements.append('drop view if exists ' ~ plan[key]) -%}
+    {%- endfor -%}
+    {{ return(statements) }}
 {% endmacro %}
 
 

@@ -23,18 +23,38 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 {%- endmacro %}
 
 
-{% macro _sw_set_session_sql(key, value) -%}
-set {{ key }} = {{ value }}
-{%- endmacro %}
-
-
-{#- Sets the Spark session's `key` to `value` and returns the value it had, to be given back with
-    _sw_set_session_sql. -#}
-{% macro _sw_swap_session(key, value) %}
-    {%- set before = run_query('set ' ~ key).rows[0][1] | string -%}
-    {%- do run_query(spark_windows._sw_set_session_sql(key, value)) -%}
-    {{ return(before) }}
+{#- A run's `statements` that need no answer, ready to send: on a Spark that runs SQL scripts
+    (session.scripts, _sw_incremental_check_session) as one script, a single round trip; else one
+    by one. The script runs them in the same order, each as it would run alone: a kill or a
+    failure inside it leaves the statements before done and the others not, as between statements
+    sent one by one, so the recovery of a run holds statement by statement. A setting of the
+    session (`set key = value`, `reset key`) runs inside a script through EXECUTE IMMEDIATE.
+    Runs all but the last text to send and returns that one, for the caller to run as the model's
+    main statement; none when there is nothing to send. -#}
+{% macro _sw_incremental_send(session, statements) %}
+    {%- if not statements -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if session.scripts -%}
+        {{ return(spark_windows._sw_sql_script(statements)) }}
+    {%- endif -%}
+    {%- for text in statements[:-1] -%}
+        {%- do run_query(text) -%}
+    {%- endfor -%}
+    {{ return(statements[-1]) }}
 {% endmacro %}
+
+
+{#- `statements` as one SQL script (BEGIN ... END), in order; a session setting through EXECUTE
+    IMMEDIATE (a script reads `set x = ...` as the assignment of a variable). -#}
+{% macro _sw_sql_script(statements) -%}
+BEGIN
+{%- for text in statements %}
+{%- set words = text | trim | lower %}
+{{ ('EXECUTE IMMEDIATE ' ~ spark_windows._sw_string_literal(text | trim)) if words.startswith('set ') or words.startswith('reset ') else text | trim }};
+{%- endfor %}
+END
+{%- endmacro %}
 
 
 {#- Hadoop's FileOutputCommitter with its algorithm 1 (Spark's default) moves, at a job's commit,
@@ -56,23 +76,25 @@ set {{ key }} = {{ value }}
 {%- endmacro %}
 
 
-{#- Before a run's first write (step 3): a late, changelog or state table that an earlier version
-    of spark_windows created without the committer option (_sw_commit_algorithm_option) gets it,
-    once. What dbt listed when it started tells which tables hold it (_sw_cached_table); a table
+{#- The statements that go before a run's first write (step 3): a late, changelog or state table
+    that an earlier version of spark_windows created without the committer option
+    (_sw_commit_algorithm_option) gets it, once. What dbt listed when it started tells which tables hold it (_sw_cached_table); a table
     it did not list is created by the run, with the option; one it holds without its text gets
     the option again (the statement can be repeated). -#}
-{% macro _sw_incremental_commit_algorithm(tables) %}
+{% macro _sw_incremental_commit_algorithm_sql(tables) %}
     {%- set option = spark_windows._sw_commit_algorithm_option() -%}
     {%- set held = option | replace("'", '') | replace(' ', '') -%}
     {#- `held`: the option as the listing names it, key=value -#}
+    {%- set statements = [] -%}
     {%- for name in ['late', 'changelog', 'state'] -%}
         {%- set relation = tables[name] -%}
         {%- set listed = adapter.get_relation(relation.database, relation.schema, relation.identifier) is not none -%}
         {%- set cached = spark_windows._sw_cached_table(relation) if listed else none -%}
         {%- if listed and (cached is none or held not in cached.storage_properties) -%}
-            {%- do run_query('alter table ' ~ relation ~ ' set serdeproperties (' ~ option ~ ')') -%}
+            {%- do statements.append('alter table ' ~ relation ~ ' set serdeproperties (' ~ option ~ ')') -%}
         {%- endif -%}
     {%- endfor -%}
+    {{ return(statements) }}
 {% endmacro %}
 
 

@@ -19,29 +19,27 @@ where false
 {%- endmacro %}
 
 
-{#- Runs `create_sql` (a CREATE TABLE IF NOT EXISTS ... AS SELECT of _sw_incremental_create_sql or
-    _sw_incremental_state_ddl) unless dbt's relation cache holds `relation` (listed when dbt
-    started; the run's own drops go through adapter.drop_relation, which updates it): Spark
-    analyses the whole SELECT even when the table exists. Under a location_root (`own_folder`) the table's folder
-    (`<root>/<table>`) may hold the files of the table a --full-refresh (or a kill inside a DROP
-    TABLE) dropped: dropping a table with a LOCATION leaves its files. A staging table written in
-    its run's folder (_sw_incremental_run_folder) is created here too: the folder may hold the
-    files of an attempt killed before its commit. Spark 4.1 and older
-    overwrite that folder; Spark 4.3 refuses a CREATE TABLE AS into a non-empty folder unless
-    spark.sql.legacy.allowNonEmptyLocationInCTAS is set, so it is set for this statement and
-    then given its value back: the old rows never come back, on every release. -#}
-{% macro _sw_incremental_create(relation, create_sql, own_folder) %}
+{#- The statements that create `relation` with `create_sql` (a CREATE TABLE IF NOT EXISTS ... AS
+    SELECT of _sw_incremental_create_sql or _sw_incremental_state_ddl); none when dbt's relation
+    cache holds it (listed when dbt started; the run's own drops go through adapter.drop_relation,
+    which updates it): Spark analyses the whole SELECT even when the table exists. Under a
+    location_root (`own_folder`) the table's folder (`<root>/<table>`) may hold the files of the
+    table a --full-refresh (or a kill inside a DROP TABLE) dropped: dropping a table with a
+    LOCATION leaves its files. A staging table written in its run's folder
+    (_sw_incremental_run_folder) is created here too: the folder may hold the files of an attempt
+    killed before its commit. Spark 4.1 and older overwrite that folder; Spark 4.3 refuses a
+    CREATE TABLE AS into a non-empty folder unless spark.sql.legacy.allowNonEmptyLocationInCTAS
+    is set, so it is set for this statement and then reset (to the value the session started
+    with): the old rows never come back, on every release. -#}
+{% macro _sw_incremental_create_statements(relation, create_sql, own_folder) %}
     {%- if adapter.get_relation(relation.database, relation.schema, relation.identifier) is not none -%}
-        {{ return(none) }}
+        {{ return([]) }}
     {%- endif -%}
     {%- if not own_folder -%}
-        {%- do run_query(create_sql) -%}
-        {{ return(none) }}
+        {{ return([create_sql]) }}
     {%- endif -%}
     {%- set flag = 'spark.sql.legacy.allowNonEmptyLocationInCTAS' -%}
-    {%- set before = spark_windows._sw_swap_session(flag, 'true') -%}
-    {%- do run_query(create_sql) -%}
-    {%- do run_query(spark_windows._sw_set_session_sql(flag, before)) -%}
+    {{ return(['set ' ~ flag ~ ' = true', create_sql, 'reset ' ~ flag]) }}
 {% endmacro %}
 
 
@@ -152,19 +150,15 @@ spark_windows.read_partitions
 {% endmacro %}
 
 
-{#- Sessions: the partition specs of the partitions the run read (`read`,
-    _sw_incremental_read_partitions) that the table holds and the staging table has no row in
-    (`staged`: partition folder names, as SHOW PARTITIONS lists them), their every session having
-    moved into a merge. Spark names each partition the run read (a timestamp as a string in the
-    session's time zone, as it names the partition's folder) in a query of literals, which runs
-    no job (a DISTINCT would run two: the starts are made distinct here; past 10,000 starts a
-    range is Spark's `sequence`, in a job). A name that reads back as another start (a zone's
-    repeated hour, which _sw_incremental_check_partition_zone refuses for partitions under a
-    day) is left out: the run read that partition only if that other start is among those it
-    read. `held`: the table's partition folder names, listed here when not given and the
-    partitions read but not staged are more than 20; fewer are dropped with IF EXISTS, which
-    skips those the table does not hold. -#}
-{% macro _sw_incremental_emptied(target, read, staged, held=none) %}
+{#- Sessions: a query of the names of the partitions the run read (`read`,
+    _sw_incremental_read_partitions), one row each, `__sw_name`, as Spark names each partition
+    start (a timestamp as a string in the session's time zone, as it names the partition's
+    folder), from literals: no job (a DISTINCT would run two: the starts are made distinct here;
+    past 10,000 starts a range is Spark's `sequence`, in a job). A name that reads back as another
+    start (a zone's repeated hour, which _sw_incremental_check_partition_zone refuses for
+    partitions under a day) is left out: the run read that partition only if that other start is
+    among those it read. None when the run read no partition. -#}
+{% macro _sw_incremental_read_names_sql(read) %}
     {%- set starts = [] -%}
     {%- for span in read.ranges -%}
         {%- set count = (span[1] - span[0]) // read.partition_us + 1 -%}
@@ -178,13 +172,28 @@ spark_windows.read_partitions
         {%- endif -%}
     {%- endfor -%}
     {%- if not starts -%}
-        {{ return([]) }}
+        {{ return(none) }}
     {%- endif -%}
     {%- set grids = starts | select('string') | list -%}
     {%- set literals = starts | reject('string') | unique | list -%}
     {%- set parts = grids + (['select * from values (' ~ literals | join('L), (') ~ 'L) as __sw_grid(__sw_us)'] if literals else []) -%}
     {%- set named = 'cast(timestamp_micros(__sw_us) as string)' -%}
-    {%- set query = 'select ' ~ named ~ '\nfrom (' ~ parts | join('\nunion all\n') ~ ') as __sw_read\nwhere cast(' ~ named ~ ' as timestamp) = timestamp_micros(__sw_us)' -%}
+    {%- set query = 'select ' ~ named ~ ' as __sw_name\nfrom (' ~ parts | join('\nunion all\n') ~ ') as __sw_read\nwhere cast(' ~ named ~ ' as timestamp) = timestamp_micros(__sw_us)' -%}
+    {{ return(query) }}
+{% endmacro %}
+
+
+{#- Sessions: the partition specs of the partitions the run read (`read`,
+    _sw_incremental_read_partitions; named by _sw_incremental_read_names_sql) that the table holds
+    and the staging table has no row in (`staged`: partition folder names, as SHOW PARTITIONS
+    lists them), their every session having moved into a merge. `held`: the table's partition
+    folder names, listed here when not given and the partitions read but not staged are more
+    than 20; fewer are dropped with IF EXISTS, which skips those the table does not hold. -#}
+{% macro _sw_incremental_emptied(target, read, staged, held=none) %}
+    {%- set query = spark_windows._sw_incremental_read_names_sql(read) -%}
+    {%- if query is none -%}
+        {{ return([]) }}
+    {%- endif -%}
     {#- names in dicts, not lists: a long span's thousands of names are looked up in constant time -#}
     {%- set seen = {} -%}
     {%- for name in staged -%}
@@ -411,20 +420,78 @@ spark_windows.read_partitions
 {% endmacro %}
 
 
+{#- Step 5 of a write-once run sent within a SQL script (_sw_incremental_send): what
+    _sw_incremental_repoint does, with Spark naming the partitions instead of the macro. The
+    staged partitions are the staging table's values of window_partition (Spark names a
+    partition's folder by its value cast to a string, `:` escaped as `%3A`); the table drops them
+    where it holds them, with (sessions, `read`) the partitions the run read that are not staged
+    (_sw_incremental_read_names_sql), in one statement, then adds them at their folders in the
+    run's, in one statement, both built as text and run by EXECUTE IMMEDIATE. Then the staging
+    table's NULL partition (sessions with emit='changelog': the rows of role old) is deleted. A
+    committed run whose apply was killed is finished by recovery's _sw_incremental_repoint, which
+    checks what the killed apply already did. -#}
+{% macro _sw_incremental_repoint_script(cfg, target, pending, folder, read=none) %}
+    {%- set spec = "concat('partition (window_partition = ''', __sw_value, ''')')" -%}
+    {%- set names = spark_windows._sw_incremental_read_names_sql(read) if cfg.session and read is not none else none -%}
+    {%- set location = "concat(' location ', " ~ spark_windows._sw_string_literal("'" ~ folder | replace('\\', '\\\\') | replace("'", "\\'") ~ "/window_partition=")
+        ~ ", replace(__sw_value, ':', '%3A'), '''')" -%}
+    {%- set script -%}
+BEGIN
+    DECLARE __sw_staged ARRAY<STRING>;
+    DECLARE __sw_dropped ARRAY<STRING>;
+    DECLARE __sw_statement STRING;
+    SET __sw_staged = (select coalesce(collect_set(cast(window_partition as string)), array()) from {{ pending }} where window_partition is not null);
+    {%- if names is none %}
+    SET __sw_dropped = __sw_staged;
+    {%- else %}
+    SET __sw_dropped = (
+        select array_union(__sw_staged, coalesce(collect_set(__sw_name), array()))
+        from ({{ names }}) as __sw_names
+        where not array_contains(__sw_staged, __sw_name)
+    );
+    {%- endif %}
+    IF size(__sw_dropped) > 0 THEN
+        SET __sw_statement = 'alter table {{ target }} drop if exists ' || concat_ws(', ', transform(__sw_dropped, __sw_value -> {{ spec }}));
+        EXECUTE IMMEDIATE __sw_statement;
+    END IF;
+    IF size(__sw_staged) > 0 THEN
+        SET __sw_statement = 'alter table {{ target }} add ' || concat_ws(' ', transform(__sw_staged, __sw_value -> concat({{ spec }}, {{ location }})));
+        EXECUTE IMMEDIATE __sw_statement;
+    END IF;
+END
+    {%- endset -%}
+    {%- set statements = [script] -%}
+    {%- if cfg.session and cfg.changelog -%}
+        {%- do statements.extend(spark_windows._sw_incremental_purge_sql(target, [folder ~ '/window_partition=__HIVE_DEFAULT_PARTITION__'])) -%}
+    {%- endif -%}
+    {{ return(statements) }}
+{% endmacro %}
+
+
 {#- Deletes `folders` (a list of folder paths) with what they hold: a managed table
     `<table>__trash` takes each as a partition and is dropped, which deletes its partitions'
     folders (one that does not exist is made and deleted). A trash table a killed run left is
     dropped first (what it held is garbage too). -#}
 {% macro _sw_incremental_purge_folders(target, folders) %}
+    {%- for text in spark_windows._sw_incremental_purge_sql(target, folders) -%}
+        {%- do run_query(text) -%}
+    {%- endfor -%}
+{% endmacro %}
+
+
+{#- The statements of _sw_incremental_purge_folders. -#}
+{% macro _sw_incremental_purge_sql(target, folders) %}
     {%- set trash = spark_windows._sw_incremental_trash(target) -%}
-    {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
-    {%- do run_query('create table ' ~ trash ~ ' (purged int) using parquet partitioned by (folder string)') -%}
     {%- set added = [] -%}
     {%- for folder in folders -%}
         {%- do added.append("partition (folder = 'f" ~ loop.index ~ "') location " ~ spark_windows._sw_string_literal(folder)) -%}
     {%- endfor -%}
-    {%- do run_query('alter table ' ~ trash ~ ' add ' ~ added | join(' ')) -%}
-    {%- do run_query(spark_windows._sw_incremental_drop_sql(trash)) -%}
+    {{ return([
+        spark_windows._sw_incremental_drop_sql(trash),
+        'create table ' ~ trash ~ ' (purged int) using parquet partitioned by (folder string)',
+        'alter table ' ~ trash ~ ' add ' ~ added | join(' '),
+        spark_windows._sw_incremental_drop_sql(trash),
+    ]) }}
 {% endmacro %}
 
 

@@ -1228,12 +1228,12 @@ def test_both_window_families_answer_through_one_interface(session_renderer, fam
 
 def test_the_materialization_names_its_statements_and_shows_its_main_one():
     """No SQL written in the materialization's body, no fork on the window family, and the main
-    statement of each of its three paths (nothing new, a rewrite, a commit alone) in the body
-    itself (dbt reports the main statement's result)."""
+    statement of each of its two paths (nothing new; the run's writes, whose last statement or
+    script is the main one) in the body itself (dbt reports the main statement's result)."""
     body = (PROJECT_DIR / "macros" / "materializations" / "windowed_incremental.sql").read_text()
     assert not re.search(r"run_query\(\s*['\"]", body), "a statement written in the body"
     assert "cfg.session" not in body
-    assert body.count("{%- call statement('main') -%}") == 3
+    assert body.count("{%- call statement('main') -%}") == 2
 
 
 # a model whose SQL holds a string literal over two lines: every statement must keep it as written
@@ -1414,12 +1414,11 @@ def test_only_listed_tables_without_the_committer_option_get_it(catalog_renderer
     listed(catalog_renderer, "sensor_vehicles__state", LISTED_TEXT)
     tables = {name: Relation(f"spark_windows.sensor_vehicles__{name}") for name in ["late", "changelog", "state"]}
     tables["windows"] = Relation("spark_windows.sensor_vehicles__windows")
-    catalog_renderer.call("_sw_incremental_commit_algorithm", tables)
-    assert catalog_renderer.queries == [
+    assert catalog_renderer.call("_sw_incremental_commit_algorithm_sql", tables) == [
         f"alter table spark_windows.sensor_vehicles__{name} set serdeproperties ('{option}' = '2')"
         for name in ["late", "changelog"]
     ]
-    for query in catalog_renderer.queries:
+    for query in catalog_renderer.call("_sw_incremental_commit_algorithm_sql", tables):
         parse(query)
 
 
