@@ -3,9 +3,9 @@
 
 
 {#- What a run needs to know of its Spark session, asked in one query before anything else:
-    {time_zone, scripts}. `scripts`: whether this Spark runs SQL scripts (BEGIN ... END, by
-    default from Spark 4.1 on), which lets a run send its writes as one statement
-    (_sw_incremental_send).
+    {time_zone, scripts}. `scripts`: whether the run sends its writes as one SQL script
+    (_sw_incremental_send): on Spark 4.1 and newer, which run scripts (BEGIN ... END) unless
+    spark.sql.scripting.enabled is false, unless the model sets sql_scripts=false.
     The model's time column, when its SQL gives it as timestamp_ntz (Spark types the query without
     running it), must be read in a session time zone of UTC: the runs window instants, and a
     timestamp_ntz is the instant of its wall-clock time in the session zone. In UTC that instant's
@@ -19,7 +19,8 @@
     {%- set row = run_query('select current_timezone() as time_zone, version() as release').rows[0] -%}
     {%- set zone = row[0] | string -%}
     {%- set found = modules.re.match('([0-9]+)[.]([0-9]+)', row[1] | string) -%}
-    {%- set session = {'time_zone': zone, 'scripts': found is not none and [found.group(1) | int, found.group(2) | int] >= [4, 1]} -%}
+    {%- set session = {'time_zone': zone,
+        'scripts': cfg.sql_scripts and found is not none and [found.group(1) | int, found.group(2) | int] >= [4, 1]} -%}
     {%- if spark_windows._sw_is_utc(zone) -%}
         {{ return(session) }}
     {%- endif -%}
@@ -152,6 +153,13 @@
             ~ "a whole number of runs, 1 or more, such as 50 (the default): every that many committed runs, the state table's "
             ~ "one small file per run is rewritten into one file") -%}
     {%- endif -%}
+    {%- set sql_scripts = config.get('sql_scripts', true) -%}
+    {%- if sql_scripts is not boolean -%}
+        {%- do errors.append(
+            name ~ ": sql_scripts (" ~ ("'" ~ sql_scripts ~ "'" if sql_scripts is string else sql_scripts) ~ ") must be true "
+            ~ "(the default: on Spark 4.1 and newer a run sends its writes as one SQL script) or false (one statement at a time, "
+            ~ "for a Spark whose spark.sql.scripting.enabled is false)") -%}
+    {%- endif -%}
     {%- do spark_windows._sw_incremental_check_table_config(config, errors) -%}
     {%- if errors -%}
         {{ exceptions.raise_compiler_error(
@@ -194,6 +202,7 @@
         'on_watermark': emit_policy == 'on_watermark',
         'session': spec.type == 'session',
         'compact_every': compact_every,
+        'sql_scripts': sql_scripts,
         'settings': settings,
     }) }}
 {% endmacro %}

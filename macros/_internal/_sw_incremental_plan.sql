@@ -11,13 +11,15 @@
     (none with input_file_col, whose listing counts the rows per file). By ingestion time a run
     checks its arrivals (_sw_incremental_check_arrivals) once a commit with arrival counts
     exists: the scan then also counts the input and what was processed. `scanned`: the scan's
-    rows where the listing of new files (input_file_col) made them already; no query then. -#}
-{% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none, scanned=none) %}
+    rows where the listing of new files (input_file_col) made them already; no query then.
+    `before`: statements sent with the scan (_sw_incremental_ask), such as a session run's
+    caching of its batch, which the scan reads first. -#}
+{% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none, scanned=none, session=none, before=[]) %}
     {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
     {%- set summary = {'input_rows': none, 'processed_rows': none} -%}
     {%- set hours = [] -%}
     {%- set counts = {} -%}
-    {%- set rows = scanned if scanned is not none else run_query(spark_windows._sw_incremental_summary_sql(
+    {%- set rows = scanned if scanned is not none else spark_windows._sw_incremental_ask(session, before, spark_windows._sw_incremental_summary_sql(
         cfg, model_sql, state, batch_view, state_table if checked else none)).rows -%}
     {%- for row in rows -%}
         {%- if row[0] != 'hour' -%}
@@ -253,18 +255,19 @@
     the new rows can touch and those they touch (their steps read them again;
     _sw_incremental_uncache drops them) and counts, with the touch query
     (_sw_incremental_session_touch_sql), the rows late because they touch an expired session and
-    the span of the touched sessions, whose rows the run reads again. `plan`: the plan before it
-    (_sw_incremental_plan without `touch`). Returns what _sw_incremental_plan takes as `touch`;
+    the span of the touched sessions, whose rows the run reads again, sent with the caching
+    (_sw_incremental_ask). `plan`: the plan before it (_sw_incremental_plan without `touch`). Returns what _sw_incremental_plan takes as `touch`;
     none for fixed windows, and when there is nothing to touch. -#}
-{% macro _sw_incremental_touch(cfg, model_sql, target, plan) %}
+{% macro _sw_incremental_touch(cfg, model_sql, target, plan, session=none) %}
     {%- if not cfg.session or not plan.target_exists or plan.min_update_us is none -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set views = {} -%}
-    {%- do spark_windows._sw_incremental_session_cache(cfg, model_sql, target, plan, views) -%}
+    {%- set caching = spark_windows._sw_incremental_session_cache_sql(cfg, model_sql, target, plan, views) -%}
     {%- set cached = plan.copy() -%}
     {%- do cached.update(views) -%}
-    {%- for row in run_query(spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, cached)).rows -%}
+    {%- for row in spark_windows._sw_incremental_ask(session, caching,
+        spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, cached)).rows -%}
         {%- do views.update({row[0]: row[1] | int}) -%}
         {%- if row[0] == 'touched_sessions' -%}
             {%- do views.update({

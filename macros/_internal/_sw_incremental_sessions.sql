@@ -161,30 +161,36 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 
 {#- The steps of a session run read the batch's rows, the candidate sessions and the touched
     sessions several times (each CTE reference is a scan of its input): each is cached once, as a
-    temporary view of this connection, and `plan` names them. The batch is cached before the
-    summary scan reads it (_sw_incremental_session_cache_batch); the candidate and touched
-    sessions once the table exists. Dropped by _sw_incremental_uncache. -#}
+    temporary view of this connection, and `plan` names them. The batch is cached with the
+    summary scan, which reads it first (_sw_incremental_session_cache_batch: the statements); the
+    candidate and touched sessions with the touch query, once the table exists. Dropped by
+    _sw_incremental_uncache. -#}
 {% macro _sw_incremental_session_cache_batch(cfg, model_sql, target, state) %}
-    {{ return(spark_windows._sw_incremental_cache_view('batch', target,
+    {{ return(spark_windows._sw_incremental_cache_view_sql('batch', target,
         spark_windows._sw_incremental_new_sql(cfg, model_sql, state))) }}
 {% endmacro %}
 
 
-{#- Caches `sql` (a query without a WITH clause) as the temporary view `__sw_<name>_<model>` of
-    this connection, and returns the view's name. LAZY: the first query that reads the view fills
-    the cache, with no job of its own. -#}
-{% macro _sw_incremental_cache_view(name, target, sql) %}
-    {%- set view = '__sw_' ~ name ~ '_' ~ target.identifier -%}
-    {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ sql) -%}
-    {%- do run_query('cache lazy table ' ~ view) -%}
-    {{ return(view) }}
+{#- The temporary view `__sw_<name>_<model>` of this connection that caches a query. -#}
+{% macro _sw_incremental_view_name(name, target) %}
+    {{ return('__sw_' ~ name ~ '_' ~ target.identifier) }}
 {% endmacro %}
 
 
-{#- Caches the candidate sessions, then the touched ones (which read the candidates' view), and
-    names their views in `views` (candidates_view, touched_view). -#}
-{% macro _sw_incremental_session_cache(cfg, model_sql, target, plan, views) %}
+{#- The statements that cache `sql` (a query without a WITH clause) as the temporary view
+    _sw_incremental_view_name(name, target), sent before the query that reads it first
+    (_sw_incremental_ask). LAZY: that query fills the cache, with no job of its own. -#}
+{% macro _sw_incremental_cache_view_sql(name, target, sql) %}
+    {%- set view = spark_windows._sw_incremental_view_name(name, target) -%}
+    {{ return(['create or replace temporary view ' ~ view ~ ' as\n' ~ sql, 'cache lazy table ' ~ view]) }}
+{% endmacro %}
+
+
+{#- The statements that cache the candidate sessions, then the touched ones (which read the
+    candidates' view); their views are named in `views` (candidates_view, touched_view). -#}
+{% macro _sw_incremental_session_cache_sql(cfg, model_sql, target, plan, views) %}
     {%- set cached = plan.copy() -%}
+    {%- set statements = [] -%}
     {%- for name, step in [('candidates', none), ('touched', '__sw_touched')] -%}
         {%- if step is none -%}
             {%- set view_sql = spark_windows._sw_incremental_session_candidates_sql(cfg, target, cached) -%}
@@ -192,9 +198,11 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
             {%- set view_sql = spark_windows._sw_incremental_inline_ctes(
                 'with ' ~ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, cached) ~ '\n\nselect * from ' ~ step) -%}
         {%- endif -%}
-        {%- do views.update({name ~ '_view': spark_windows._sw_incremental_cache_view(name, target, view_sql)}) -%}
+        {%- do statements.extend(spark_windows._sw_incremental_cache_view_sql(name, target, view_sql)) -%}
+        {%- do views.update({name ~ '_view': spark_windows._sw_incremental_view_name(name, target)}) -%}
         {%- do cached.update(views) -%}
     {%- endfor -%}
+    {{ return(statements) }}
 {% endmacro %}
 
 

@@ -98,10 +98,32 @@ END
 {% endmacro %}
 
 
-{#- Sessions read the batch's rows several times: they are cached before the summary scan reads
-    them (_sw_incremental_session_cache_batch). Returns the view's name; none for fixed windows. -#}
+{#- Sessions read the batch's rows several times: they are cached with the summary scan, which
+    reads them first (_sw_incremental_session_cache_batch). Returns the statements that cache them
+    (none for fixed windows); the view is _sw_incremental_batch_view. -#}
 {% macro _sw_incremental_cache_batch(cfg, model_sql, target, state) %}
-    {{ return(spark_windows._sw_incremental_session_cache_batch(cfg, model_sql, target, state) if cfg.session else none) }}
+    {{ return(spark_windows._sw_incremental_session_cache_batch(cfg, model_sql, target, state) if cfg.session else []) }}
+{% endmacro %}
+
+
+{#- The view of a session run's cached batch (_sw_incremental_cache_batch); none for fixed windows. -#}
+{% macro _sw_incremental_batch_view(cfg, target) %}
+    {{ return(spark_windows._sw_incremental_view_name('batch', target) if cfg.session else none) }}
+{% endmacro %}
+
+
+{#- The answer of the query `sql`, with `before` (statements that need no answer, such as the
+    caching of a view the query reads) sent first: with it in one SQL script where the run sends
+    scripts (`session`, _sw_incremental_check_session; a script answers with its last query's
+    rows), else one by one. -#}
+{% macro _sw_incremental_ask(session, before, sql) %}
+    {%- if before and session is not none and session.scripts -%}
+        {{ return(run_query(spark_windows._sw_sql_script(before + [sql]))) }}
+    {%- endif -%}
+    {%- for text in before -%}
+        {%- do run_query(text) -%}
+    {%- endfor -%}
+    {{ return(run_query(sql)) }}
 {% endmacro %}
 
 

@@ -65,9 +65,10 @@
         {%- do state.update({'run_files': listing.files, 'processed_files': listing.processed,
             'state_table': tables.state if state.batch_id > 0 else none}) -%}
     {%- endif -%}
-    {%- set batch_view = spark_windows._sw_incremental_cache_batch(cfg, sql, target, state) -%}
+    {%- set batch_view = spark_windows._sw_incremental_batch_view(cfg, target) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, tables.state, batch_view,
-        listing.scanned if cfg.file_col is not none else none) -%}
+        listing.scanned if cfg.file_col is not none else none, session,
+        spark_windows._sw_incremental_cache_batch(cfg, sql, target, state)) -%}
     {%- set new_rows = summary.new_rows -%}
     {%- if summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
@@ -91,7 +92,7 @@
         {%- endcall -%}
     {%- else -%}
         {#- The plan of the run; sessions first read the stored sessions their new rows touch -#}
-        {%- set touch = spark_windows._sw_incremental_touch(cfg, sql, target, spark_windows._sw_incremental_plan(cfg, state, summary, batch_view)) -%}
+        {%- set touch = spark_windows._sw_incremental_touch(cfg, sql, target, spark_windows._sw_incremental_plan(cfg, state, summary, batch_view), session) -%}
         {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view, touch) -%}
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
