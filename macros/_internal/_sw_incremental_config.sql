@@ -12,11 +12,12 @@
     windows are the wall clock's (their bounds of type timestamp); in another zone they would
     start at wall-clock times that depend on the zone, so the run is refused. In UTC (as this
     project's profiles set it) any type is accepted, and typing the model's SQL, a statement that
-    costs more, is left out. Outside UTC the partitions are checked too
+    costs more, is left out. `asked`: the time zone and the release where the state read asked
+    them (_sw_incremental_read_state); else they are asked here. Outside UTC the partitions are checked too
     (_sw_incremental_check_partition_zone). Each commit stores the zone
     (_sw_incremental_check_stored_zone). -#}
-{% macro _sw_incremental_check_session(cfg, sql) %}
-    {%- set row = run_query('select current_timezone() as time_zone, version() as release').rows[0] -%}
+{% macro _sw_incremental_check_session(cfg, sql, asked=none) %}
+    {%- set row = asked if asked is not none else run_query('select current_timezone() as time_zone, version() as release').rows[0] -%}
     {%- set zone = row[0] | string -%}
     {%- set found = modules.re.match('([0-9]+)[.]([0-9]+)', row[1] | string) -%}
     {%- set session = {'time_zone': zone,

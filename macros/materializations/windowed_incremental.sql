@@ -43,12 +43,13 @@
     {%- set grant_config = config.get('grants') -%}
 
     {{ run_hooks(pre_hooks) }}
-    {%- set session = spark_windows._sw_incremental_check_session(cfg, sql) -%}
+    {#- 1. Recover: read the state of the last committed run (none before the first) with what the
+           run needs to know of its Spark session, check them, then finish a committed run whose
+           rewrite did not complete and discard an uncommitted one. -#}
+    {%- set last = spark_windows._sw_incremental_read_state(target, tables, should_full_refresh()) -%}
+    {%- set session = spark_windows._sw_incremental_check_session(cfg, sql, last.session) -%}
     {%- do cfg.update({'session_time_zone': session.time_zone}) -%}
-
-    {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted
-           one, and read the state of the last committed run (none before the first). -#}
-    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, should_full_refresh()) -%}
+    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, last) -%}
     {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
         {%- set stored_settings = fromjson(state.config) if state.config else none -%}
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
