@@ -1,6 +1,62 @@
-{#- windowed_incremental, step 2 of a run: what the scan of the new rows found (summary), the
-    check of the rows below the processed ingestion time (check_arrivals), the times and ranges
-    of this run (plan), and for sessions the stored sessions the new rows touch (touch). -#}
+{#- windowed_incremental, step 2: the scan of the new rows and the reading of its answer
+    (summary), the check of the rows below the processed ingestion time (arrivals), and with
+    input_file_col the listing of the input's files that is the scan. -#}
+
+
+{#- One scan of the new rows: per hour of ingestion time (`part` 'hour'; hour_us NULL for the
+    rows without one, and for every row with input_file_col), how many, the newest ingestion and
+    event times, how many are late, and the event-time range of the rows that update windows;
+    _sw_incremental_summary adds the hours up. `batch_view`: a view of _sw_incremental_new_sql
+    to read instead of the model's SQL (sessions cache it). By ingestion time with `state_table`
+    (the state of a run that checks arrivals, _sw_incremental_check_arrivals) two rows more, their
+    count in new_rows: every row of the input ('input_rows') and the rows the committed runs processed
+    ('processed_rows', the sum of their arrival_counts); the input's rows add up to those and the
+    new ones unless rows landed at or below the newest processed ingestion time. The input's
+    count needs none of its columns (Parquet keeps it in each file's footer). One query of up to
+    three parts rather than scalar subqueries: Spark runs the parts' jobs side by side, not one
+    after the other. -#}
+{% macro _sw_incremental_summary_sql(cfg, model_sql, state, batch_view=none, state_table=none) -%}
+    {%- set by_hour = cfg.file_col is none -%}
+select
+    'hour' as part,
+    {{ spark_windows._sw_align_us('__sw_ingestion_us', 3600000000) if by_hour else 'cast(null as bigint)' }} as hour_us,
+    {{ spark_windows._sw_incremental_scan_columns(cfg, state) }}
+from (
+    {{ spark_windows._sw_incremental_with_times(cfg, batch_view if batch_view else '(\n    ' ~ spark_windows._sw_incremental_new_sql(cfg, model_sql, state) ~ '\n) as __sw_new') }}
+) as __sw_new
+group by 2
+{%- if by_hour and state_table is not none %}
+
+union all
+
+select 'input_rows', null, count(*), null, null, null, null, null, null
+from (
+    {{ model_sql }}
+) as __sw_input
+
+union all
+
+select 'processed_rows', null, coalesce(sum(__sw_entry.value), 0), null, null, null, null, null, null
+from {{ state_table }}
+lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
+{%- endif %}
+{%- endmacro %}
+
+
+{#- The scan's aggregates of a group of new rows, in the order _sw_incremental_summary adds
+    them up (`state`: the last commit, whose watermark tells the late rows), over rows with the
+    checked times of _sw_incremental_with_times. -#}
+{% macro _sw_incremental_scan_columns(cfg, state) -%}
+    {%- set ts_us = '__sw_ts_us' -%}
+    {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us, ts_us) -%}
+    count(*) as new_rows,
+    count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
+    max(__sw_ingestion_us) as max_ingestion_us,
+    max({{ ts_us }}) as max_event_us,
+    count_if({{ late }}) as late_rows,
+    min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
+    max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
+{%- endmacro %}
 
 
 {#- Step 2 of a run: one scan of the new rows (_sw_incremental_summary_sql), its hours added up:
@@ -77,6 +133,60 @@
     {%- endif -%}
     {{ return(row[4]) }}
 {% endmacro %}
+
+
+{#- The rows of the input at or below the run's newest ingestion time (`until_us`), counted per
+    hour of ingestion time, against what the committed runs processed in each hour (the state's
+    arrival_counts). `after_us`: the newest ingestion time a committed run processed; rows at or
+    below it that no run processed are the input's unprocessed rows. With `after_us` none (a
+    first run, or the first run with arrival counts) no row is checked and every row is counted
+    as this run's. Rows the committed runs processed that the input no longer holds (retention)
+    are removed rows. Returns one row: unprocessed_rows; processed_until, first_hour and last_hour
+    (after_us and the hours holding unprocessed rows, as text in the session's time zone); and
+    this run's arrival counts as JSON ({"<hour us>": rows}): per hour, its own rows less the
+    removed ones, so that the state's counts add up to the input's rows again and the next run
+    needs no comparison unless more rows land below or are removed. -#}
+{% macro _sw_incremental_arrival_check_sql(cfg, model_sql, state_table, after_us, until_us) -%}
+    {%- set hour_us = 3600000000 -%}
+    {%- set before = 'false' if after_us is none else cfg.ingestion_col ~ ' <= ' ~ spark_windows._sw_us_literal(after_us) -%}
+with __sw_counts as (
+    -- one row per input row and per hour the committed runs processed rows in
+    select
+        {{ spark_windows._sw_align_us(spark_windows._sw_ts_us(cfg.ingestion_col), hour_us) }} as hour_us,
+        cast(if({{ before }}, 1, 0) as bigint) as before_rows,
+        cast(1 as bigint) as all_rows,
+        cast(0 as bigint) as processed_rows
+    from (
+{{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none, until_us) }}
+    ) as __sw_rows
+    {%- if after_us is not none %}
+
+    union all
+
+    select cast(__sw_entry.key as bigint), 0, 0, __sw_entry.value
+    from {{ state_table }}
+    lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
+    {%- endif %}
+),
+
+__sw_compared as (
+    select
+        hour_us,
+        greatest(sum(before_rows) - sum(processed_rows), 0) as unprocessed_rows,
+        -- the run's own rows, less the processed ones the input no longer holds (removed rows)
+        sum(all_rows) - sum(before_rows) - greatest(sum(processed_rows) - sum(before_rows), 0) as counted_rows
+    from __sw_counts
+    group by hour_us
+)
+
+select
+    coalesce(sum(unprocessed_rows), 0) as unprocessed_rows,
+    date_format({{ spark_windows._sw_us_literal(after_us) }}, 'yyyy-MM-dd HH:mm:ss.SSSSSS') as processed_until,
+    date_format(timestamp_micros(min(case when unprocessed_rows > 0 then hour_us end)), 'yyyy-MM-dd HH:00') as first_hour,
+    date_format(timestamp_micros(max(case when unprocessed_rows > 0 then hour_us end)), 'yyyy-MM-dd HH:00') as last_hour,
+    to_json(map_from_entries(collect_list(case when counted_rows <> 0 then struct(cast(hour_us as string), counted_rows) end))) as arrival_counts
+from __sw_compared
+{%- endmacro %}
 
 
 {#- Step 2 with input_file_col: the input's files, with their rows, that no committed run
@@ -164,123 +274,56 @@
 {% endmacro %}
 
 
-{#- The times and ranges of this run, from the last commit and the scan of the new rows; it reads
-    and writes nothing. `rewrite`: the run stages a next version (also when it only has late rows
-    to write: the staging table marks the attempt, so a crashed one is found and its rows
-    dropped). `batch_view`: the cached batch of a session run. `touch`: for sessions, what
-    _sw_incremental_touch found of the stored sessions the new rows touch (none before it ran, or
-    when the run has no stored session to touch). -#}
-{% macro _sw_incremental_plan(cfg, state, summary, batch_view=none, touch=none) %}
-    {%- set events = [state.event_us, summary.max_event_us] | reject('none') | list -%}
-    {%- set max_event_us = events | max if events else none -%}
-    {%- set watermark_us = none if max_event_us is none else max_event_us - cfg.delay_us -%}
-    {%- set fresh = summary.min_update_us is not none -%}
-    {%- set min_update_us = summary.min_update_us -%}
-    {%- set max_update_us = summary.max_update_us -%}
-    {%- set target_exists = state.batch_id > 0 -%}
-    {%- set started = run_started_at if run_started_at.tzinfo else modules.pytz.utc.localize(run_started_at) -%}
-    {%- set plan = {
-        'after_us': state.ingestion_us,
-        'until_us': summary.max_ingestion_us,
-        'max_event_us': max_event_us,
-        'watermark_prev_us': state.watermark_us,
-        'watermark_us': watermark_us,
-        'min_update_us': min_update_us,
-        'max_update_us': max_update_us,
-        'target_exists': target_exists,
-        'late_rows': summary.late_rows,
-        'run_files': state.get('run_files'),
-        'state_table': state.get('state_table'),
-        'processed_files': state.get('processed_files'),
-        'run_us': (started.timestamp() * 1000000) | round | int,
-    } -%}
-    {%- set ranges = [] -%}
-    {%- if cfg.session -%}
-        {#- partitions hold session ends: the touched sessions end in [min new time, their
-            largest end], the recomputed ones by max(that, max new time + gap) -#}
-        {%- do plan.update({'touched_sessions': 0, 'touched_min_start_us': none, 'touched_max_end_us': none, 'batch_view': batch_view}) -%}
-        {%- if touch -%}
-            {%- do plan.update({
-                'late_rows': plan.late_rows + touch.late_rows,
-                'touched_sessions': touch.touched_sessions,
-                'touched_min_start_us': touch.touched_min_start_us,
-                'touched_max_end_us': touch.touched_max_end_us,
-                'candidates_view': touch.candidates_view,
-                'touched_view': touch.touched_view,
-            }) -%}
-        {%- endif -%}
-        {%- if fresh -%}
-            {%- set last_end_us = [max_update_us + cfg.spec.gap_us, plan.touched_max_end_us] | reject('none') | max -%}
-            {%- do ranges.append([
-                spark_windows._sw_floor_us(min_update_us, cfg.partition_us),
-                spark_windows._sw_floor_us(last_end_us, cfg.partition_us)]) -%}
-        {%- endif -%}
-        {%- set span_us = 0 -%}
-    {%- else -%}
-        {%- if fresh -%}
-            {%- do ranges.append([
-                spark_windows._sw_floor_us(min_update_us - cfg.spec.size_us, cfg.partition_us),
-                spark_windows._sw_floor_us(max_update_us, cfg.partition_us)]) -%}
-        {%- endif -%}
-        {%- set span_us = cfg.spec.size_us -%}
-        {%- do plan.update({
-            'scope_from_us': (min_update_us - span_us) if fresh else 0,
-            'scope_until_us': (max_update_us + span_us) if fresh else 0,
-        }) -%}
-    {%- endif -%}
-    {%- set flips = target_exists and state.watermark_us is not none and watermark_us > state.watermark_us -%}
-    {%- if flips -%}
-        {#- windows whose end + lateness passes from (W_prev, W_new]: they become final; a
-            partition holds the windows that start (sessions: end) in it -#}
-        {%- do ranges.append([
-            spark_windows._sw_floor_us(state.watermark_us - cfg.lateness_us - span_us, cfg.partition_us),
-            spark_windows._sw_floor_us(watermark_us - cfg.lateness_us, cfg.partition_us)]) -%}
-        {%- if cfg.on_watermark -%}
-            {#- with on_watermark, also the windows whose end passes from (W_prev, W_new]: they
-                are written now -#}
-            {%- do ranges.append([
-                spark_windows._sw_floor_us(state.watermark_us - span_us, cfg.partition_us),
-                spark_windows._sw_floor_us(watermark_us, cfg.partition_us)]) -%}
-        {%- endif -%}
-    {%- endif -%}
-    {%- do plan.update({
-        'partition_ranges': ranges,
-        'rewrite': fresh or flips or plan.late_rows > 0,
-    }) -%}
-    {{ return(plan) }}
-{% endmacro %}
+{#- With input_file_col: every file of the input with its rows (one row per file: file,
+    input_rows). No column but the file's is read (Parquet files keep their row counts in their
+    footers), but every file of the input is visited. -#}
+{% macro _sw_incremental_list_files_sql(cfg, model_sql) -%}
+select {{ cfg.file_col }} as file, count(*) as input_rows
+from (
+    {{ model_sql }}
+) as __sw_listed
+group by {{ cfg.file_col }}
+{%- endmacro %}
 
 
-{#- Sessions, once the table exists and new rows can update sessions: caches the stored sessions
-    the new rows can touch and those they touch (their steps read them again;
-    _sw_incremental_uncache drops them) and counts, with the touch query
-    (_sw_incremental_session_touch_sql), the rows late because they touch an expired session and
-    the span of the touched sessions, whose rows the run reads again, sent with the caching
-    (_sw_incremental_ask). `plan`: the plan before it (_sw_incremental_plan without `touch`). Returns what _sw_incremental_plan takes as `touch`;
-    none for fixed windows, and when there is nothing to touch. -#}
-{% macro _sw_incremental_touch(cfg, model_sql, target, plan, session=none) %}
-    {%- if not cfg.session or not plan.target_exists or plan.min_update_us is none -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set views = {} -%}
-    {%- set caching = spark_windows._sw_incremental_session_cache_sql(cfg, model_sql, target, plan, views) -%}
-    {%- set cached = plan.copy() -%}
-    {%- do cached.update(views) -%}
-    {%- for row in spark_windows._sw_incremental_ask(session, caching,
-        spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, cached)).rows -%}
-        {%- do views.update({row[0]: row[1] | int}) -%}
-        {%- if row[0] == 'touched_sessions' -%}
-            {%- do views.update({
-                'touched_min_start_us': none if row[2] is none else row[2] | int,
-                'touched_max_end_us': none if row[3] is none else row[3] | int,
-            }) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(views) }}
-{% endmacro %}
+{#- With input_file_col and a committed run: the files of the input that are not among
+    `processed_files` (the files the committed runs processed, named in the SQL: Spark leaves
+    them out while it lists the input's files, and reads none of their rows), each with its rows
+    (part 'file'), and one count of every row of the input (part 'input', from the files'
+    footers). A row whose file is NULL is in no 'file' row but in the input's count. With
+    `scan_state` (the last commit) each file's row also holds the scan's other aggregates
+    (_sw_incremental_scan_columns, after its count), so that the run needs no scan of its own. -#}
+{% macro _sw_incremental_unlisted_files_sql(cfg, model_sql, processed_files, scan_state=none) -%}
+select 'file' as part, {{ cfg.file_col }} as file,
+    {%- if scan_state is none %} count(*) as input_rows
+    {%- else %}
+    {{ spark_windows._sw_incremental_scan_columns(cfg, scan_state) }}
+    {%- endif %}
+from (
+    {%- if scan_state is none %}
+    {{ model_sql }}
+    {%- else %}
+    {{ spark_windows._sw_incremental_with_times(cfg, '(\n    ' ~ model_sql ~ '\n) as __sw_unlisted') }}
+    {%- endif %}
+) as __sw_unlisted
+{%- if processed_files %}
+where {{ cfg.file_col }} not in ({{ spark_windows._sw_incremental_file_literals(processed_files) }})
+{%- endif %}
+group by {{ cfg.file_col }}
+
+union all
+
+select 'input', null, count(*){{ ', null, null, null, null, null, null' if scan_state is not none }}
+from (
+    {{ model_sql }}
+) as __sw_input
+{%- endmacro %}
 
 
-{#- `us` floored to a multiple of `step_us` (toward minus infinity, like pmod). -#}
-{% macro _sw_floor_us(us, step_us) %}
-    {{ return(us - us % step_us) }}
-{% endmacro %}
+{#- With input_file_col: each commit's entries of the files it processed (file, rows); a file
+    found removed from the input is entered again by a later commit, with its rows negative. -#}
+{% macro _sw_incremental_processed_counts_sql(state_table) -%}
+select __sw_entry.key as file, __sw_entry.value as processed_rows
+from {{ state_table }}
+lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
+{%- endmacro %}

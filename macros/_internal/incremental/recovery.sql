@@ -1,4 +1,6 @@
-{#- windowed_incremental, step 1 of a run: what the last commit left (recovery). -#}
+{#- windowed_incremental, step 1 of a run (last in the order of the files: it uses the steps
+    that follow): the state of the last commit, and what an earlier attempt left, applied again or
+    dropped. -#}
 
 
 {#- Step 1 of a run, given the state of the last committed run (_sw_incremental_read_state), which
