@@ -29,14 +29,14 @@ group by 2
 
 union all
 
-select 'input_rows', null, count(*), null, null, null, null, null, null
+select 'input_rows', null, {{ spark_windows._sw_incremental_scan_padding(cfg, state, 'count(*)') }}
 from (
     {{ model_sql }}
 ) as __sw_input
 
 union all
 
-select 'processed_rows', null, coalesce(sum(__sw_entry.value), 0), null, null, null, null, null, null
+select 'processed_rows', null, {{ spark_windows._sw_incremental_scan_padding(cfg, state, 'coalesce(sum(__sw_entry.value), 0)') }}
 from {{ state_table }}
 lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry as key, value
 {%- endif %}
@@ -47,15 +47,36 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
     them up (`state`: the last commit, whose watermark tells the late rows), over rows with the
     checked times of _sw_incremental_with_times. -#}
 {% macro _sw_incremental_scan_columns(cfg, state) -%}
+    {%- for field in spark_windows._sw_incremental_scan_fields(cfg, state) %}
+    {{ field.sql }} as {{ field.name }}{{ ',' if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}
+
+
+{#- The aggregates of the scan, declared once for the SQL that computes them
+    (_sw_incremental_scan_columns) and the code that reads them (_sw_incremental_summary,
+    _sw_incremental_list_files): each row of the scan's answer is its part, its hour (or file),
+    then these, in this order. {name, sql, how}: `how` adds up the rows of several hours (or
+    files). -#}
+{% macro _sw_incremental_scan_fields(cfg, state) %}
     {%- set ts_us = '__sw_ts_us' -%}
     {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us, ts_us) -%}
-    count(*) as new_rows,
-    count_if({{ cfg.ingestion_col }} is null) as rows_without_ingestion_time,
-    max(__sw_ingestion_us) as max_ingestion_us,
-    max({{ ts_us }}) as max_event_us,
-    count_if({{ late }}) as late_rows,
-    min(case when not {{ late }} then {{ ts_us }} end) as min_update_us,
-    max(case when not {{ late }} then {{ ts_us }} end) as max_update_us
+    {{ return([
+        {'name': 'new_rows', 'sql': 'count(*)', 'how': 'sum'},
+        {'name': 'rows_without_ingestion_time', 'sql': 'count_if(' ~ cfg.ingestion_col ~ ' is null)', 'how': 'sum'},
+        {'name': 'max_ingestion_us', 'sql': 'max(__sw_ingestion_us)', 'how': 'max'},
+        {'name': 'max_event_us', 'sql': 'max(' ~ ts_us ~ ')', 'how': 'max'},
+        {'name': 'late_rows', 'sql': 'count_if(' ~ late ~ ')', 'how': 'sum'},
+        {'name': 'min_update_us', 'sql': 'min(case when not ' ~ late ~ ' then ' ~ ts_us ~ ' end)', 'how': 'min'},
+        {'name': 'max_update_us', 'sql': 'max(case when not ' ~ late ~ ' then ' ~ ts_us ~ ' end)', 'how': 'max'},
+    ]) }}
+{% endmacro %}
+
+
+{#- `count` followed by a NULL for each of the scan's other aggregates: a row of the scan's shape
+    that holds one count (_sw_incremental_scan_fields). -#}
+{% macro _sw_incremental_scan_padding(cfg, state, count) -%}
+{{ count }}{% for field in spark_windows._sw_incremental_scan_fields(cfg, state)[1:] %}, null{% endfor %}
 {%- endmacro %}
 
 
@@ -87,14 +108,13 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
             {%- endif -%}
         {%- endif -%}
     {%- endfor -%}
-    {#- the hours added up, by the position of each column in an hour's row -#}
-    {%- for name, position, how in [('new_rows', 2, 'sum'), ('rows_without_ingestion_time', 3, 'sum'), ('max_ingestion_us', 4, 'max'),
-        ('max_event_us', 5, 'max'), ('late_rows', 6, 'sum'), ('min_update_us', 7, 'min'), ('max_update_us', 8, 'max')] -%}
-        {%- set values = hours | map(attribute=position) | reject('none') | map('int') | list -%}
-        {%- if how == 'sum' -%}
-            {%- do summary.update({name: values | sum}) -%}
+    {#- the hours added up, each aggregate after the part and the hour -#}
+    {%- for field in spark_windows._sw_incremental_scan_fields(cfg, state) -%}
+        {%- set values = hours | map(attribute=loop.index0 + 2) | reject('none') | map('int') | list -%}
+        {%- if field.how == 'sum' -%}
+            {%- do summary.update({field.name: values | sum}) -%}
         {%- else -%}
-            {%- do summary.update({name: none if not values else (values | max if how == 'max' else values | min)}) -%}
+            {%- do summary.update({field.name: none if not values else (values | max if field.how == 'max' else values | min)}) -%}
         {%- endif -%}
     {%- endfor -%}
     {%- do summary.update({'arrival_counts': tojson(counts, sort_keys=true) if cfg.file_col is none else none}) -%}
@@ -228,8 +248,8 @@ from __sw_compared
                 {%- do found.update({row[1]: row[2] | int}) -%}
                 {#- the file's scan, as a row of the scan's (_sw_incremental_summary_sql) -#}
                 {%- set hour = ['hour', none] -%}
-                {%- for position in range(2, 9) if scan_state is not none -%}
-                    {%- do hour.append(row[position]) -%}
+                {%- for field in (spark_windows._sw_incremental_scan_fields(cfg, scan_state) if scan_state is not none else []) -%}
+                    {%- do hour.append(row[loop.index0 + 2]) -%}
                 {%- endfor -%}
                 {%- do scanned.append(hour) -%}
             {%- endif -%}
@@ -313,7 +333,7 @@ group by {{ cfg.file_col }}
 
 union all
 
-select 'input', null, count(*){{ ', null, null, null, null, null, null' if scan_state is not none }}
+select 'input', null, {{ spark_windows._sw_incremental_scan_padding(cfg, scan_state, 'count(*)') if scan_state is not none else 'count(*)' }}
 from (
     {{ model_sql }}
 ) as __sw_input
