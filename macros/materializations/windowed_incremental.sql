@@ -43,12 +43,13 @@
     {%- set grant_config = config.get('grants') -%}
 
     {{ run_hooks(pre_hooks) }}
-    {%- do cfg.update({'session_time_zone': spark_windows._sw_incremental_check_time_type(cfg, sql)}) -%}
-    {%- do run_query(spark_windows._sw_incremental_static_overwrite_sql()) -%}
-
-    {#- 1. Recover: finish a committed run whose rewrite did not complete, discard an uncommitted
-           one, and read the state of the last committed run (none before the first). -#}
-    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, should_full_refresh()) -%}
+    {#- 1. Recover: read the state of the last committed run (none before the first) with what the
+           run needs to know of its Spark session, check them, then finish a committed run whose
+           rewrite did not complete and discard an uncommitted one. -#}
+    {%- set last = spark_windows._sw_incremental_read_state(target, tables, should_full_refresh()) -%}
+    {%- set session = spark_windows._sw_incremental_check_session(cfg, sql, last.session) -%}
+    {%- do cfg.update({'session_time_zone': session.time_zone}) -%}
+    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, last) -%}
     {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
         {%- set stored_settings = fromjson(state.config) if state.config else none -%}
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
@@ -65,9 +66,10 @@
         {%- do state.update({'run_files': listing.files, 'processed_files': listing.processed,
             'state_table': tables.state if state.batch_id > 0 else none}) -%}
     {%- endif -%}
-    {%- set batch_view = spark_windows._sw_incremental_cache_batch(cfg, sql, target, state) -%}
+    {%- set batch_view = spark_windows._sw_incremental_batch_view(cfg, target) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, tables.state, batch_view,
-        listing.scanned if cfg.file_col is not none else none) -%}
+        listing.scanned if cfg.file_col is not none else none, session,
+        spark_windows._sw_incremental_cache_batch(cfg, sql, target, state)) -%}
     {%- set new_rows = summary.new_rows -%}
     {%- if summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
@@ -91,69 +93,81 @@
         {%- endcall -%}
     {%- else -%}
         {#- The plan of the run; sessions first read the stored sessions their new rows touch -#}
-        {%- set touch = spark_windows._sw_incremental_touch(cfg, sql, target, spark_windows._sw_incremental_plan(cfg, state, summary, batch_view)) -%}
+        {%- set touch = spark_windows._sw_incremental_touch(cfg, sql, target, spark_windows._sw_incremental_plan(cfg, state, summary, batch_view), session) -%}
         {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view, touch) -%}
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog.
-               The late, changelog and state tables are written with Hadoop's commit algorithm 2
+               Every statement from here to the apply needs no answer: they are collected in
+               `writes` and sent together (_sw_incremental_send: one SQL script where Spark runs
+               them, else one by one, in the same order). The overwrite mode is STATIC for the
+               run's CREATE TABLE AS statements (_sw_incremental_static_overwrite_sql); the late,
+               changelog and state tables are written with Hadoop's commit algorithm 2
                (_sw_commit_algorithm_option). -#}
-        {%- do spark_windows._sw_incremental_commit_algorithm(tables) -%}
+        {%- set writes = [spark_windows._sw_incremental_static_overwrite_sql()] + spark_windows._sw_incremental_commit_algorithm_sql(tables) -%}
         {%- if not plan.target_exists -%}
-            {%- do spark_windows._sw_incremental_create(target, spark_windows._sw_incremental_create_sql(target,
-                spark_windows._sw_incremental_stored_sql(cfg, '(' ~ steps.stage ~ ')'), 'window_partition', clauses.table), own_folders) -%}
+            {#- first, on a first run: the run's folder is inside the table's -#}
+            {%- set first = spark_windows._sw_incremental_send(session, writes + spark_windows._sw_incremental_create_statements(target,
+                spark_windows._sw_incremental_create_sql(target, spark_windows._sw_incremental_stored_sql(cfg, '(' ~ steps.stage ~ ')'),
+                'window_partition', clauses.table), own_folders)) -%}
+            {%- do run_query(first) -%}
+            {%- set writes = [] -%}
         {%- endif -%}
         {#- Write once where the table can take the staged partitions by metadata (a folder of the
             run's own, _sw_incremental_run_folder); else the staging table is rewritten into it. -#}
         {%- set run_folder = spark_windows._sw_incremental_run_folder(target, batch_id) if plan.rewrite else none -%}
         {%- set read = spark_windows._sw_incremental_read_partitions(cfg, plan) -%}
         {%- if plan.rewrite -%}
-            {%- do spark_windows._sw_incremental_create(pending, spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder, read), run_folder is not none) -%}
+            {%- do writes.extend(spark_windows._sw_incremental_create_statements(pending,
+                spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder, read), run_folder is not none)) -%}
         {%- endif -%}
-        {%- do spark_windows._sw_incremental_create(tables.late, spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders) -%}
+        {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.late,
+            spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders)) -%}
         {%- if plan.late_rows > 0 -%}
-            {%- do run_query(spark_windows._sw_incremental_batch_overwrite_sql(tables.late, batch_id, steps.late)) -%}
+            {%- do writes.append(spark_windows._sw_incremental_batch_overwrite_sql(tables.late, batch_id, steps.late)) -%}
         {%- endif -%}
         {%- if cfg.changelog -%}
-            {%- do spark_windows._sw_incremental_create(tables.changelog, spark_windows._sw_incremental_create_sql(tables.changelog, steps.changelog_shape, 'batch_id', clauses.changelog), own_folders) -%}
+            {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.changelog,
+                spark_windows._sw_incremental_create_sql(tables.changelog, steps.changelog_shape, 'batch_id', clauses.changelog), own_folders)) -%}
             {%- if plan.rewrite -%}
-                {%- do run_query(spark_windows._sw_incremental_batch_overwrite_sql(tables.changelog, batch_id, steps.changelog)) -%}
+                {%- do writes.append(spark_windows._sw_incremental_batch_overwrite_sql(tables.changelog, batch_id, steps.changelog)) -%}
             {%- endif -%}
         {%- endif -%}
 
         {#- The cached views (sessions) served steps 2 and 3 only: dropped before the table's
             partitions change, as each change of a table's partitions re-plans every cached query
             that reads it. -#}
-        {%- do spark_windows._sw_incremental_uncache(plan) -%}
+        {%- do writes.extend(spark_windows._sw_incremental_uncache_sql(plan)) -%}
 
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
                after it is finished by the next run's step 1. -#}
-        {%- do spark_windows._sw_incremental_create(tables.state, spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders) -%}
+        {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
+            spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders)) -%}
         {%- if state.missing_columns -%}
-            {%- do run_query(spark_windows._sw_incremental_add_state_columns_sql(tables.state, state.missing_columns)) -%}
+            {%- do writes.append(spark_windows._sw_incremental_add_state_columns_sql(tables.state, state.missing_columns)) -%}
         {%- endif -%}
-        {%- set commit_sql = spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
+        {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts)) -%}
 
         {#- 5. Apply: the table takes the staged partitions, by metadata from the run's folder or
-               by a rewrite (its main statement), then the staging table is dropped. A run that
-               writes once, or has no staging table, has the commit as its main statement. -#}
+               by a rewrite, then the staging table is dropped. The last statement sent is the
+               model's main statement: the script, else the rewrite, else the commit. Sent one
+               by one, the metadata apply reads the staged partitions' names first. -#}
         {%- if plan.rewrite and run_folder is none -%}
-            {%- do run_query(commit_sql) -%}
-            {%- call statement('main') -%}
-                {{ spark_windows._sw_incremental_overwrite_sql(cfg, target, pending) }}
-            {%- endcall -%}
-            {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, read) -%}
-        {%- else -%}
-            {%- call statement('main') -%}
-                {{ commit_sql }}
-            {%- endcall -%}
-            {%- if plan.rewrite -%}
-                {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, run_folder, read=read) -%}
-            {%- endif -%}
+            {%- do writes.append(spark_windows._sw_incremental_overwrite_sql(cfg, target, pending)) -%}
+        {%- elif plan.rewrite and session.scripts -%}
+            {%- do writes.extend(spark_windows._sw_incremental_repoint_script(cfg, target, pending, run_folder, read=read)
+                + [spark_windows._sw_incremental_drop_sql(pending)]) -%}
         {%- endif -%}
-        {%- if plan.rewrite -%}
+        {%- call statement('main') -%}
+            {{ spark_windows._sw_incremental_send(session, writes) }}
+        {%- endcall -%}
+        {%- if plan.rewrite and run_folder is none -%}
+            {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, read) -%}
+            {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
+        {%- elif plan.rewrite and not session.scripts -%}
+            {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, run_folder, read=read) -%}
             {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
         {%- endif -%}
 

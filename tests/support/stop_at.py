@@ -7,11 +7,27 @@ import re
 import pytest
 
 
+def cut_script(script: str, position: int, message: str) -> str:
+    """`script` (a SQL script, BEGIN ... END) with `select raise_error(message)` put before the
+    statement that holds `position`: Spark runs the statements before it, then fails, as a kill
+    there would leave them. A statement starts on the line after one that ends with `;`, `BEGIN`
+    or `THEN` (how the runs write their scripts)."""
+    lines = script[:position].split("\n")
+    start = len(lines) - 1
+    while start > 0 and not re.search(r"(;|\bBEGIN|\bTHEN)\s*$", lines[start - 1]):
+        start -= 1
+    offset = sum(len(line) + 1 for line in lines[:start])
+    quoted = message.replace("\\", "\\\\").replace("'", "\\'")
+    return f"{script[:offset]}select raise_error('{quoted}');\n{script[offset:]}"
+
+
 class StopAt:
     """Stops the dbt runs of this process at the `occurrence`-th statement on model `name`'s
     tables that matches `pattern`, before Spark runs it. The statement raises, and dbt-spark runs
-    no rollback, so the tables are left as a run killed at that point leaves them. The Spark
-    settings a run swaps and gives back after are given back here, as a new Spark would start."""
+    no rollback, so the tables are left as a run killed at that point leaves them. Inside a SQL
+    script (a run's writes on Spark 4.1 and newer) the script is cut there instead: its
+    statements before the match run, then it fails (cut_script). The Spark settings a run swaps
+    and gives back after are given back here, as a new Spark would start."""
 
     def __init__(self, warehouse, name: str, pattern: str, occurrence: int = 1):
         self.warehouse = warehouse
@@ -28,10 +44,14 @@ class StopAt:
         original = SparkConnectionManager.add_query
 
         def add_query(manager, sql, *args, **kwargs):
-            if self.name in sql and self.pattern.search(sql):
+            match = self.pattern.search(sql) if self.name in sql else None
+            if match:
                 self.seen += 1
                 if self.seen == self.occurrence:
-                    raise DbtRuntimeError(f"stopped by the test before: {sql}")
+                    if sql.lstrip().upper().startswith("BEGIN"):
+                        sql = cut_script(sql, match.start(), f"stopped by the test before: {match.group(0)}")
+                    else:
+                        raise DbtRuntimeError(f"stopped by the test before: {sql}")
             return original(manager, sql, *args, **kwargs)
 
         self.patch = pytest.MonkeyPatch()

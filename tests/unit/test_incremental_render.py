@@ -102,6 +102,8 @@ def config(renderer, **changes):
         ({"compact_state_every": 0}, "compact_state_every (0) must be a whole number of runs, 1 or more"),
         ({"compact_state_every": "50"}, "compact_state_every ('50') must be a whole number of runs"),
         ({"compact_state_every": 2.5}, "compact_state_every (2.5) must be a whole number of runs"),
+        ({"sql_scripts": "false"}, "sql_scripts ('false') must be true"),
+        ({"sql_scripts": 0}, "sql_scripts (0) must be true"),
         ({"compact_state_every": True}, "compact_state_every (True) must be a whole number of runs"),
         ({"aggregates": {"sensor_id": "count(*)"}}, "which is a group_by column"),
         ({"aggregates": {}}, "aggregates"),
@@ -953,8 +955,16 @@ def session_plan(renderer, moment, touch, **changes):
     renderer.queries.clear()
     state = dict(STATES[moment])
     # as the materialization does: the batch is cached before the summary scan reads it
-    batch_view = renderer.call("_sw_incremental_cache_batch", cfg, SESSION_SQL, Target(), state)
+    batch_view = cache_batch(renderer, cfg, SESSION_SQL, state)
     return cfg, planned(renderer, cfg, state, batch_view)
+
+
+def cache_batch(renderer, cfg, model_sql, state):
+    """As a run sent one statement at a time does: caches a session run's batch (the statements
+    go before its scan) and returns the view's name."""
+    for text in renderer.call("_sw_incremental_cache_batch", cfg, model_sql, Target(), state):
+        renderer.env.globals["run_query"](text)
+    return renderer.call("_sw_incremental_batch_view", cfg, Target())
 
 
 def planned(renderer, cfg, state, batch_view=None):
@@ -1229,12 +1239,12 @@ def test_both_window_families_answer_through_one_interface(session_renderer, fam
 
 def test_the_materialization_names_its_statements_and_shows_its_main_one():
     """No SQL written in the materialization's body, no fork on the window family, and the main
-    statement of each of its three paths (nothing new, a rewrite, a commit alone) in the body
-    itself (dbt reports the main statement's result)."""
+    statement of each of its two paths (nothing new; the run's writes, whose last statement or
+    script is the main one) in the body itself (dbt reports the main statement's result)."""
     body = (PROJECT_DIR / "macros" / "materializations" / "windowed_incremental.sql").read_text()
     assert not re.search(r"run_query\(\s*['\"]", body), "a statement written in the body"
     assert "cfg.session" not in body
-    assert body.count("{%- call statement('main') -%}") == 3
+    assert body.count("{%- call statement('main') -%}") == 2
 
 
 # a model whose SQL holds a string literal over two lines: every statement must keep it as written
@@ -1258,7 +1268,7 @@ def test_every_statement_keeps_the_models_sql_as_written(incremental_renderer, s
     renderer.touch_answer = [1, 2, SUMMARY["min_update_us"] - 30 * MINUTE, SUMMARY["max_update_us"]]
     renderer.queries.clear()
     cfg = renderer.call("_sw_incremental_config", Config({**SESSION, "aggregates": NEEDS_ROWS}))
-    batch_view = renderer.call("_sw_incremental_cache_batch", cfg, MULTILINE_SQL, Target(), state)
+    batch_view = cache_batch(renderer, cfg, MULTILINE_SQL, state)
     before = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view)
     touch = renderer.call("_sw_incremental_touch", cfg, MULTILINE_SQL, Target(), before)
     plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view, touch)
@@ -1415,13 +1425,74 @@ def test_only_listed_tables_without_the_committer_option_get_it(catalog_renderer
     listed(catalog_renderer, "sensor_vehicles__state", LISTED_TEXT)
     tables = {name: Relation(f"spark_windows.sensor_vehicles__{name}") for name in ["late", "changelog", "state"]}
     tables["windows"] = Relation("spark_windows.sensor_vehicles__windows")
-    catalog_renderer.call("_sw_incremental_commit_algorithm", tables)
-    assert catalog_renderer.queries == [
+    assert catalog_renderer.call("_sw_incremental_commit_algorithm_sql", tables) == [
         f"alter table spark_windows.sensor_vehicles__{name} set serdeproperties ('{option}' = '2')"
         for name in ["late", "changelog"]
     ]
-    for query in catalog_renderer.queries:
+    for query in catalog_renderer.call("_sw_incremental_commit_algorithm_sql", tables):
         parse(query)
+
+
+@pytest.mark.parametrize("scripts", [True, False])
+def test_a_runs_writes_are_one_script_where_spark_runs_scripts_else_one_by_one(catalog_renderer, scripts):
+    """The writes go to Spark in the order given, as one SQL script (a session setting through
+    EXECUTE IMMEDIATE, where `set x = ...` would assign a variable) or one statement at a time;
+    the last text sent is returned for the materialization's main statement."""
+    writes = [
+        "set spark.sql.sources.partitionOverwriteMode = STATIC",
+        "create table spark_windows.pending as select 1 as a",
+        "reset spark.sql.legacy.allowNonEmptyLocationInCTAS",
+        "insert into spark_windows.sensor_vehicles__state select 'it''s'",
+    ]
+    main = catalog_renderer.call("_sw_incremental_send", {"scripts": scripts}, writes)
+    if not scripts:
+        assert catalog_renderer.queries == writes[:-1]
+        assert main == writes[-1]
+        return
+    assert catalog_renderer.queries == []
+    assert main.split("\n") == [
+        "BEGIN",
+        "EXECUTE IMMEDIATE 'set spark.sql.sources.partitionOverwriteMode = STATIC';",
+        "create table spark_windows.pending as select 1 as a;",
+        "EXECUTE IMMEDIATE 'reset spark.sql.legacy.allowNonEmptyLocationInCTAS';",
+        "insert into spark_windows.sensor_vehicles__state select 'it''s';",
+        "END",
+    ]
+    assert catalog_renderer.call("_sw_incremental_send", {"scripts": scripts}, []) is None
+
+
+@pytest.mark.parametrize("session", [False, True])
+def test_a_scripted_write_once_apply_names_the_staged_partitions_in_spark(catalog_renderer, session):
+    """Within a run's script the apply reads nothing back: Spark lists the staging table's
+    partitions (and, for sessions, names those the run read that it left unstaged), and the
+    drop and the add are built as text and run by EXECUTE IMMEDIATE; with a changelog, the staged
+    rows of role old are deleted through the trash table."""
+    cfg = catalog_renderer.call(
+        "_sw_incremental_config", Config({**(SESSION if session else GOOD), "emit": "changelog"})
+    )
+    read = {"partition_us": 3_600_000_000, "ranges": [[1714546800000000, 1714550400000000]]} if session else None
+    script, *purge = catalog_renderer.call(
+        "_sw_incremental_repoint_script", cfg, Target(), "spark_windows.pending", FOLDER, read=read
+    )
+    assert catalog_renderer.queries == []
+    assert script.startswith("BEGIN") and script.endswith("END")
+    assert "from spark_windows.pending where window_partition is not null" in script
+    assert "'alter table spark_windows.sensor_vehicles drop if exists ' ||" in script
+    assert "'alter table spark_windows.sensor_vehicles add ' ||" in script
+    assert f"'\\'{FOLDER}/window_partition='" in script  # the run's folder, quoted in the text built
+    assert "replace(__sw_value, ':', '%3A')" in script  # as Spark names the partitions' folders
+    assert ("values (1714546800000000L), (1714550400000000L)" in script) is session
+    trash = "spark_windows.sensor_vehicles__trash"
+    assert purge == (
+        [
+            f"drop table if exists {trash}",
+            f"create table {trash} (purged int) using parquet partitioned by (folder string)",
+            f"alter table {trash} add partition (folder = 'f1') location '{FOLDER}/window_partition=__HIVE_DEFAULT_PARTITION__'",
+            f"drop table if exists {trash}",
+        ]
+        if session
+        else []
+    )
 
 
 def test_a_write_once_apply_drops_the_staged_partitions_then_adds_them_at_the_run_folder(catalog_renderer):

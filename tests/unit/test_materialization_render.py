@@ -92,6 +92,8 @@ def test_the_materialization_is_registered_for_spark_only(renderer):
 
 
 DAY_US = 24 * 3600 * 1_000_000
+# what a run asks its Spark session first (_sw_incremental_check_session)
+SESSION_QUERY = "select current_timezone() as time_zone, version() as release"
 
 
 @pytest.mark.parametrize(
@@ -113,13 +115,13 @@ def test_partitions_shorter_than_a_day_are_refused_in_a_zone_whose_clocks_go_bac
     name."""
     renderer = MacroRenderer()
     renderer.env.globals["run_query"] = lambda sql: SimpleNamespace(
-        rows=[("spark.sql.session.timeZone", zone)] if sql == "set spark.sql.session.timeZone" else []
+        rows=[(zone, "4.3.0 abc")] if sql == SESSION_QUERY else []
     )
     cfg = renderer.macros["_sw_incremental_config"](Config({**GOOD, "partition_size": partition_size}))
-    check = renderer.macros["_sw_incremental_check_time_type"]
+    check = renderer.macros["_sw_incremental_check_session"]
     if not refused:
         # the zone the commit stores (_sw_incremental_check_stored_zone)
-        assert check(cfg, "select * from clicks") == zone
+        assert check(cfg, "select * from clicks") == {"time_zone": zone, "scripts": True}
         return
     with pytest.raises(CompilerError) as error:
         check(cfg, "select * from clicks")
@@ -149,17 +151,17 @@ def test_a_timestamp_ntz_time_column_is_read_only_in_a_utc_session(time_type, zo
         asked.append(sql)
         if sql == "describe query select * from (select * from clicks) as __sw_source":
             return SimpleNamespace(rows=[("page", "string", None), ("Click_TS", time_type, None)])
-        if sql == "set spark.sql.session.timeZone":
-            return SimpleNamespace(rows=[("spark.sql.session.timeZone", zone)])
+        if sql == SESSION_QUERY:
+            return SimpleNamespace(rows=[(zone, "3.5.8 abc")])
         raise AssertionError(sql)
 
     renderer = MacroRenderer()  # its own: the stubbed run_query must not reach other tests
     renderer.env.globals["run_query"] = run_query
-    cfg = {**GOOD, "time_col": "e.`click_ts`", "partition_us": DAY_US}
-    check = renderer.macros["_sw_incremental_check_time_type"]
+    cfg = {**GOOD, "time_col": "e.`click_ts`", "partition_us": DAY_US, "sql_scripts": True}  # on Spark 3.5: no scripts
+    check = renderer.macros["_sw_incremental_check_session"]
     if not refused:
-        check(cfg, "select * from clicks")
-        assert asked[0] == "set spark.sql.session.timeZone"
+        assert check(cfg, "select * from clicks") == {"time_zone": zone, "scripts": False}
+        assert asked[0] == SESSION_QUERY
         assert len(asked) == (1 if zone in ("UTC", "Etc/UTC") else 2)
         return
     with pytest.raises(CompilerError) as error:

@@ -1,14 +1,15 @@
-{#- windowed_incremental, step 1 of a run: what the last commit left (recovery). -#}
+{#- windowed_incremental, step 1 of a run (last in the order of the files: it uses the steps
+    that follow): the state of the last commit, and what an earlier attempt left, applied again or
+    dropped. -#}
 
 
-{#- Step 1 of a run. Returns the state of the last committed run (_sw_incremental_read_state),
-    after settling what an earlier attempt left: a staging table named by the last commit is
+{#- Step 1 of a run, given the state of the last committed run (_sw_incremental_read_state), which
+    it returns after settling what an earlier attempt left: a staging table named by the last commit is
     applied again (its rewrite may not have finished); any other staging table, and the late and
     changelog rows of the batch after the last commit, belong to a run that did not commit and
     are dropped. With no commit (first run, --full-refresh, or a first run that crashed) every
     table of the model starts again. -#}
-{% macro _sw_incremental_recover(cfg, target, tables, full_refresh) %}
-    {%- set state = spark_windows._sw_incremental_read_state(target, tables, full_refresh) -%}
+{% macro _sw_incremental_recover(cfg, target, tables, state) %}
     {%- do spark_windows._sw_incremental_check_stored_zone(cfg, target, state) -%}
     {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
     {%- if state.batch_id > 0 -%}
@@ -33,11 +34,12 @@
     {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint,
     config (the settings as JSON text; none from a state table older than that column),
     missing_columns (the columns config and arrival_counts, where the state table was written
-    before they existed)}; batch_id 0 with --full-refresh, or when the model's relation is not
-    a table. A table of windows written before revision and timing existed is refused. -#}
+    before they existed), session (the Spark session's time zone and release, asked in the same
+    query for _sw_incremental_check_session; none when no state row was read)}; batch_id 0 with
+    --full-refresh, or when the model's relation is not a table. A table of windows written before revision and timing existed is refused. -#}
 {% macro _sw_incremental_read_state(target, tables, full_refresh) %}
     {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none,
-        'config': none, 'missing_columns': []} -%}
+        'config': none, 'missing_columns': [], 'session': none} -%}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set existing_state = adapter.get_relation(target.database, target.schema, tables.state.identifier) -%}
     {%- if full_refresh or existing_state is none or (existing is not none and not existing.is_table) -%}
@@ -47,7 +49,7 @@
     {%- set config_column = 'config' in state_columns -%}
     {%- set rows = run_query(
         'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, '
-        ~ ('config' if config_column else 'cast(null as string)') ~ ' from '
+        ~ ('config' if config_column else 'cast(null as string)') ~ ', current_timezone(), version() from '
         ~ tables.state ~ ' order by batch_id desc limit 1').rows -%}
     {%- if rows | length == 0 -%}
         {{ return(state) }}
@@ -62,6 +64,7 @@
         'fingerprint': row[5],
         'config': row[6],
         'missing_columns': ['config', 'arrival_counts'] | reject('in', state_columns) | list,
+        'session': [row[7], row[8]],
     }) -%}
     {%- if existing is not none and 'revision' not in spark_windows._sw_column_names(existing) -%}
         {{ exceptions.raise_compiler_error(

@@ -1,89 +1,6 @@
-{#- windowed_incremental: reading and checking the model's config, and naming what changed
-    since the last run. Every duration is read as bigint microseconds. -#}
-
-
-{#- The model's time column, when its SQL gives it as timestamp_ntz (Spark types the query without
-    running it), must be read in a session time zone of UTC: the runs window instants, and a
-    timestamp_ntz is the instant of its wall-clock time in the session zone. In UTC that instant's
-    windows are the wall clock's (their bounds of type timestamp); in another zone they would
-    start at wall-clock times that depend on the zone, so the run is refused. The zone is asked
-    first, with `SET` (a command: no Spark job, where `select current_timezone()` runs one): in
-    UTC (as this project's profiles set it) any type is accepted, and typing the model's SQL, a
-    statement that costs more, is left out. Outside UTC the partitions are checked too
-    (_sw_incremental_check_partition_zone). Returns the zone, which each commit stores
-    (_sw_incremental_check_stored_zone). -#}
-{% macro _sw_incremental_check_time_type(cfg, sql) %}
-    {%- set zone = run_query('set spark.sql.session.timeZone').rows[0][1] | string -%}
-    {%- if spark_windows._sw_is_utc(zone) -%}
-        {{ return(zone) }}
-    {%- endif -%}
-    {%- do spark_windows._sw_incremental_check_partition_zone(cfg, zone) -%}
-    {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
-    {%- if types.get(spark_windows._sw_column_key(spark_windows._sw_column_name(cfg.time_col))) == 'timestamp_ntz' -%}
-        {{ exceptions.raise_compiler_error(
-            "windowed_incremental: time_col (" ~ cfg.time_col ~ ") is of type timestamp_ntz and the Spark session time zone is " ~ zone
-            ~ ": the runs window instants, and a timestamp_ntz value is read as the instant of its wall-clock time in the session "
-            ~ "time zone, so the windows would start at wall-clock times that depend on that zone. Set spark.sql.session.timeZone "
-            ~ "to UTC (as this project's profiles do), where the windows are those of the wall clock, or give the time column "
-            ~ "as a timestamp in the model's SQL, such as to_utc_timestamp(" ~ cfg.time_col ~ ", 'America/New_York') for "
-            ~ "wall-clock times of New York") }}
-    {%- endif -%}
-    {{ return(zone) }}
-{% endmacro %}
-
-
-{#- Whether a session time zone Spark names is UTC under one of its names. -#}
-{% macro _sw_is_utc(zone) %}
-    {{ return(zone in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00']) }}
-{% endmacro %}
-
-
-{#- The session time zone of the last commit (stored with its settings since it was stored at
-    all) must be the run's: the table's partitions are named by their start in that zone, so in
-    another zone a run would look for them under other names and keep windows twice, or drop a
-    partition it did not read. Two names of UTC are the same zone; other zones are compared by
-    name. Checked before recovery applies anything. -#}
-{% macro _sw_incremental_check_stored_zone(cfg, relation, state) %}
-    {%- set stored = fromjson(state.config) if state.config else none -%}
-    {%- set before = stored.get('session_time_zone') if stored is mapping else none -%}
-    {%- set zone = cfg.get('session_time_zone') -%}
-    {%- if before is none or zone is none or before == zone
-        or (spark_windows._sw_is_utc(before) and spark_windows._sw_is_utc(zone)) -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {{ exceptions.raise_compiler_error(
-        "windowed_incremental: the Spark session time zone is " ~ zone ~ ", and the last run of " ~ relation
-        ~ " ran in " ~ before ~ ": its partitions (window_partition) are named by their start in the session time zone, "
-        ~ "so a run in another zone would not find the partitions it must rewrite, and would keep windows twice. Set "
-        ~ "spark.sql.session.timeZone back to " ~ before ~ ", or run the model once with --full-refresh to write every "
-        ~ "partition under its name in " ~ zone) }}
-{% endmacro %}
-
-
-{#- The table's partitions are named by their start (window_partition, a timestamp) in the session
-    time zone, as Spark names partition folders, and read back from that name. Where the zone's
-    clocks go back (daylight saving time), an hour's local times occur twice: a partition that
-    starts in the second of them is read back as the first, and two partitions an hour apart can
-    take one name, so a run that rewrites one would drop the other's windows. Partitions shorter
-    than a day are refused in such a zone (its offsets in January and July of this year differ);
-    a zone Spark knows but pytz does not (an offset such as '+02:00') has fixed offsets. -#}
-{% macro _sw_incremental_check_partition_zone(cfg, zone) %}
-    {%- if cfg.partition_us >= 86400000000 or zone not in modules.pytz.all_timezones_set -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set tz = modules.pytz.timezone(zone) -%}
-    {%- set year = modules.datetime.datetime.now().year -%}
-    {%- set winter = tz.utcoffset(modules.datetime.datetime(year, 1, 1)) -%}
-    {%- set summer = tz.utcoffset(modules.datetime.datetime(year, 7, 1)) -%}
-    {%- if winter != summer -%}
-        {{ exceptions.raise_compiler_error(
-            "windowed_incremental: partition_size (" ~ cfg.settings.partition_size ~ ") is shorter than a day and the Spark "
-            ~ "session time zone is " ~ zone ~ ", whose clocks change for daylight saving time: the table's partitions are named "
-            ~ "by their start in that zone, and when its clocks go back two partitions can take one name, so a run would drop "
-            ~ "windows it did not read. Set spark.sql.session.timeZone to UTC (as this project's profiles do), or a zone of "
-            ~ "fixed offset, or give partition_size of a day or more") }}
-    {%- endif -%}
-{% endmacro %}
+{#- windowed_incremental, before step 1: reading and checking the model's config, what the run
+    learns of its Spark session (time zone, release), and naming what changed since the last run.
+    Every duration is read as bigint microseconds. -#}
 
 
 {#- Reads and checks the model's config; returns a dict the other blocks use. Every problem
@@ -146,6 +63,13 @@
             ~ "a whole number of runs, 1 or more, such as 50 (the default): every that many committed runs, the state table's "
             ~ "one small file per run is rewritten into one file") -%}
     {%- endif -%}
+    {%- set sql_scripts = config.get('sql_scripts', true) -%}
+    {%- if sql_scripts is not boolean -%}
+        {%- do errors.append(
+            name ~ ": sql_scripts (" ~ ("'" ~ sql_scripts ~ "'" if sql_scripts is string else sql_scripts) ~ ") must be true "
+            ~ "(the default: on Spark 4.1 and newer a run sends its writes as one SQL script) or false (one statement at a time, "
+            ~ "for a Spark whose spark.sql.scripting.enabled is false)") -%}
+    {%- endif -%}
     {%- do spark_windows._sw_incremental_check_table_config(config, errors) -%}
     {%- if errors -%}
         {{ exceptions.raise_compiler_error(
@@ -188,6 +112,7 @@
         'on_watermark': emit_policy == 'on_watermark',
         'session': spec.type == 'session',
         'compact_every': compact_every,
+        'sql_scripts': sql_scripts,
         'settings': settings,
     }) }}
 {% endmacro %}
@@ -261,4 +186,108 @@
     {{ return("windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
         ~ relation ~ " changed since its last run; its stored windows were computed with the old ones. "
         ~ "Run it once with --full-refresh to recompute every window.") }}
+{% endmacro %}
+
+
+{#- What a run needs to know of its Spark session, asked in one query before anything else:
+    {time_zone, scripts}. `scripts`: whether the run sends its writes as one SQL script
+    (_sw_incremental_send): on Spark 4.1 and newer, which run scripts (BEGIN ... END) unless
+    spark.sql.scripting.enabled is false, unless the model sets sql_scripts=false.
+    The model's time column, when its SQL gives it as timestamp_ntz (Spark types the query without
+    running it), must be read in a session time zone of UTC: the runs window instants, and a
+    timestamp_ntz is the instant of its wall-clock time in the session zone. In UTC that instant's
+    windows are the wall clock's (their bounds of type timestamp); in another zone they would
+    start at wall-clock times that depend on the zone, so the run is refused. In UTC (as this
+    project's profiles set it) any type is accepted, and typing the model's SQL, a statement that
+    costs more, is left out. `asked`: the time zone and the release where the state read asked
+    them (_sw_incremental_read_state); else they are asked here. Outside UTC the partitions are checked too
+    (_sw_incremental_check_partition_zone). Each commit stores the zone
+    (_sw_incremental_check_stored_zone). -#}
+{% macro _sw_incremental_check_session(cfg, sql, asked=none) %}
+    {%- set row = asked if asked is not none else run_query('select current_timezone() as time_zone, version() as release').rows[0] -%}
+    {%- set zone = row[0] | string -%}
+    {%- set found = modules.re.match('([0-9]+)[.]([0-9]+)', row[1] | string) -%}
+    {%- set session = {'time_zone': zone,
+        'scripts': cfg.sql_scripts and found is not none and [found.group(1) | int, found.group(2) | int] >= [4, 1]} -%}
+    {%- if spark_windows._sw_is_utc(zone) -%}
+        {{ return(session) }}
+    {%- endif -%}
+    {%- do spark_windows._sw_incremental_check_partition_zone(cfg, zone) -%}
+    {%- set types = spark_windows._sw_column_types(spark_windows._sw_describe_query('select * from (' ~ sql ~ ') as __sw_source')) -%}
+    {%- if types.get(spark_windows._sw_column_key(spark_windows._sw_column_name(cfg.time_col))) == 'timestamp_ntz' -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: time_col (" ~ cfg.time_col ~ ") is of type timestamp_ntz and the Spark session time zone is " ~ zone
+            ~ ": the runs window instants, and a timestamp_ntz value is read as the instant of its wall-clock time in the session "
+            ~ "time zone, so the windows would start at wall-clock times that depend on that zone. Set spark.sql.session.timeZone "
+            ~ "to UTC (as this project's profiles do), where the windows are those of the wall clock, or give the time column "
+            ~ "as a timestamp in the model's SQL, such as to_utc_timestamp(" ~ cfg.time_col ~ ", 'America/New_York') for "
+            ~ "wall-clock times of New York") }}
+    {%- endif -%}
+    {{ return(session) }}
+{% endmacro %}
+
+
+{#- Whether a session time zone Spark names is UTC under one of its names. -#}
+{% macro _sw_is_utc(zone) %}
+    {{ return(zone in ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Z', '+00:00']) }}
+{% endmacro %}
+
+
+{#- The table's partitions are named by their start (window_partition, a timestamp) in the session
+    time zone, as Spark names partition folders, and read back from that name. Where the zone's
+    clocks go back (daylight saving time), an hour's local times occur twice: a partition that
+    starts in the second of them is read back as the first, and two partitions an hour apart can
+    take one name, so a run that rewrites one would drop the other's windows. Partitions shorter
+    than a day are refused in such a zone (its offsets in January and July of this year differ);
+    a zone Spark knows but pytz does not (an offset such as '+02:00') has fixed offsets. -#}
+{% macro _sw_incremental_check_partition_zone(cfg, zone) %}
+    {%- if cfg.partition_us >= 86400000000 or zone not in modules.pytz.all_timezones_set -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set tz = modules.pytz.timezone(zone) -%}
+    {%- set year = modules.datetime.datetime.now().year -%}
+    {%- set winter = tz.utcoffset(modules.datetime.datetime(year, 1, 1)) -%}
+    {%- set summer = tz.utcoffset(modules.datetime.datetime(year, 7, 1)) -%}
+    {%- if winter != summer -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: partition_size (" ~ cfg.settings.partition_size ~ ") is shorter than a day and the Spark "
+            ~ "session time zone is " ~ zone ~ ", whose clocks change for daylight saving time: the table's partitions are named "
+            ~ "by their start in that zone, and when its clocks go back two partitions can take one name, so a run would drop "
+            ~ "windows it did not read. Set spark.sql.session.timeZone to UTC (as this project's profiles do), or a zone of "
+            ~ "fixed offset, or give partition_size of a day or more") }}
+    {%- endif -%}
+{% endmacro %}
+
+
+{#- The session time zone of the last commit (stored with its settings since it was stored at
+    all) must be the run's: the table's partitions are named by their start in that zone, so in
+    another zone a run would look for them under other names and keep windows twice, or drop a
+    partition it did not read. Two names of UTC are the same zone; other zones are compared by
+    name. Checked before recovery applies anything. -#}
+{% macro _sw_incremental_check_stored_zone(cfg, relation, state) %}
+    {%- set stored = fromjson(state.config) if state.config else none -%}
+    {%- set before = stored.get('session_time_zone') if stored is mapping else none -%}
+    {%- set zone = cfg.get('session_time_zone') -%}
+    {%- if before is none or zone is none or before == zone
+        or (spark_windows._sw_is_utc(before) and spark_windows._sw_is_utc(zone)) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ exceptions.raise_compiler_error(
+        "windowed_incremental: the Spark session time zone is " ~ zone ~ ", and the last run of " ~ relation
+        ~ " ran in " ~ before ~ ": its partitions (window_partition) are named by their start in the session time zone, "
+        ~ "so a run in another zone would not find the partitions it must rewrite, and would keep windows twice. Set "
+        ~ "spark.sql.session.timeZone back to " ~ before ~ ", or run the model once with --full-refresh to write every "
+        ~ "partition under its name in " ~ zone) }}
+{% endmacro %}
+
+
+{#- The settings a commit stores: the model's, and the session time zone its partitions are
+    named in (_sw_incremental_check_stored_zone), where the materialization read it. -#}
+{% macro _sw_incremental_stored_settings(cfg) %}
+    {%- set stored = {} -%}
+    {%- do stored.update(cfg.settings) -%}
+    {%- if cfg.get('session_time_zone') is not none -%}
+        {%- do stored.update({'session_time_zone': cfg.session_time_zone}) -%}
+    {%- endif -%}
+    {{ return(stored) }}
 {% endmacro %}

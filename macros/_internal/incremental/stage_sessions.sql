@@ -1,16 +1,46 @@
-{#- Session windows in windowed_incremental: the SQL of the steps that differ from tumble, hop
+{#- windowed_incremental, steps 2 and 3 for session windows: the SQL that differs from tumble, hop
     and cumulate (docs/design/windowed_incremental.md, "Sessions across runs").
 
     A run judges its new rows against the stored sessions of their groups: a row is late when
     its own window [t, t + gap) expired (t + gap + allowed_lateness <= W_prev) or overlaps or
     touches an expired session; an accepted row that overlaps or touches stored sessions that
-    have not expired merges with them. The run recomputes exactly those sessions ("touched")
-    from their rows and the accepted new rows, with the batch `session` logic.
+    have not expired merges with them (touch: the stored sessions the new rows touch). The run
+    recomputes exactly those sessions ("touched") from their rows and the accepted new rows,
+    with the batch `session` logic, or merges their aggregates where it can.
 
     The table is partitioned by window_END floored to partition_size: a session's start lies
     arbitrarily far in the past, but every session a new row can touch ends at or after that
     row's time, so `window_partition >= floor(min new time)` bounds what a run reads.
     Aliases: `__sw_a` a row, `__sw_b` a stored session. Times are bigint microseconds. -#}
+
+
+{#- Sessions, once the table exists and new rows can update sessions: caches the stored sessions
+    the new rows can touch and those they touch (their steps read them again;
+    _sw_incremental_uncache drops them) and counts, with the touch query
+    (_sw_incremental_session_touch_sql), the rows late because they touch an expired session and
+    the span of the touched sessions, whose rows the run reads again, sent with the caching
+    (_sw_incremental_ask). `plan`: the plan before it (_sw_incremental_plan without `touch`). Returns what _sw_incremental_plan takes as `touch`;
+    none for fixed windows, and when there is nothing to touch. -#}
+{% macro _sw_incremental_touch(cfg, model_sql, target, plan, session=none) %}
+    {%- if not cfg.session or not plan.target_exists or plan.min_update_us is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set views = {} -%}
+    {%- set caching = spark_windows._sw_incremental_session_cache_sql(cfg, model_sql, target, plan, views) -%}
+    {%- set cached = plan.copy() -%}
+    {%- do cached.update(views) -%}
+    {%- for row in spark_windows._sw_incremental_ask(session, caching,
+        spark_windows._sw_incremental_session_touch_sql(cfg, model_sql, target, cached)).rows -%}
+        {%- do views.update({row[0]: row[1] | int}) -%}
+        {%- if row[0] == 'touched_sessions' -%}
+            {%- do views.update({
+                'touched_min_start_us': none if row[2] is none else row[2] | int,
+                'touched_max_end_us': none if row[3] is none else row[3] | int,
+            }) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(views) }}
+{% endmacro %}
 
 
 {#- Group keys of `__sw_a` and `__sw_b` match (NULL matches NULL); `true` without keys. -#}
@@ -129,62 +159,11 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
 {%- endmacro %}
 
 
-{#- `sql`, a query of this file's form (`with __sw_x as (` ... a line `),` ... `__sw_y as (` ...
-    a line `)`, a blank line, the final select), as the same query without a WITH clause: each
-    `from __sw_x` or `join __sw_x` of a later CTE or of the final select becomes the CTE's body
-    as a subquery. Spark 4.1 does not find a cached view defined with a WITH clause inside a
-    query that has one (every step of a run does), so the views a run caches are written without. -#}
-{% macro _sw_incremental_inline_ctes(sql) %}
-    {%- set re = modules.re -%}
-    {%- set ctes = re.findall('(?ms)^(?:with )?(__sw_\\w+) as \\(\\n(.*?)\\n\\)(?=,\\n\\n|\\n\\n)', sql) -%}
-    {%- set bodies = {} -%}
-    {%- for name, body in ctes -%}
-        {%- do bodies.update({name: spark_windows._sw_incremental_inline_refs(body, bodies)}) -%}
-    {%- endfor -%}
-    {{ return(spark_windows._sw_incremental_inline_refs(sql.rsplit('\n)\n\n', 1)[1], bodies)) }}
-{% endmacro %}
-
-
-{#- `text` with each `from <name>` / `join <name>` of a name in `bodies` replaced by its body as a
-    subquery, aliased as the name unless an alias follows. -#}
-{% macro _sw_incremental_inline_refs(text, bodies) %}
-    {%- set re = modules.re -%}
-    {%- set ns = namespace(text=text) -%}
-    {%- for name, body in bodies.items() -%}
-        {%- set reference = '\\b(from|join)(\\s+)' ~ name ~ '\\b' -%}
-        {%- set ns.text = re.sub(reference ~ '(?!\\s+as\\b)', '\\1\\2' ~ name ~ ' as ' ~ name, ns.text) -%}
-        {%- set ns.text = re.sub(reference, '\\1\\2(\n' ~ body | replace('\\', '\\\\') ~ '\n)', ns.text) -%}
-    {%- endfor -%}
-    {{ return(ns.text) }}
-{% endmacro %}
-
-
-{#- The steps of a session run read the batch's rows, the candidate sessions and the touched
-    sessions several times (each CTE reference is a scan of its input): each is cached once, as a
-    temporary view of this connection, and `plan` names them. The batch is cached before the
-    summary scan reads it (_sw_incremental_session_cache_batch); the candidate and touched
-    sessions once the table exists. Dropped by _sw_incremental_uncache. -#}
-{% macro _sw_incremental_session_cache_batch(cfg, model_sql, target, state) %}
-    {{ return(spark_windows._sw_incremental_cache_view('batch', target,
-        spark_windows._sw_incremental_new_sql(cfg, model_sql, state))) }}
-{% endmacro %}
-
-
-{#- Caches `sql` (a query without a WITH clause) as the temporary view `__sw_<name>_<model>` of
-    this connection, and returns the view's name. LAZY: the first query that reads the view fills
-    the cache, with no job of its own. -#}
-{% macro _sw_incremental_cache_view(name, target, sql) %}
-    {%- set view = '__sw_' ~ name ~ '_' ~ target.identifier -%}
-    {%- do run_query('create or replace temporary view ' ~ view ~ ' as\n' ~ sql) -%}
-    {%- do run_query('cache lazy table ' ~ view) -%}
-    {{ return(view) }}
-{% endmacro %}
-
-
-{#- Caches the candidate sessions, then the touched ones (which read the candidates' view), and
-    names their views in `views` (candidates_view, touched_view). -#}
-{% macro _sw_incremental_session_cache(cfg, model_sql, target, plan, views) %}
+{#- The statements that cache the candidate sessions, then the touched ones (which read the
+    candidates' view); their views are named in `views` (candidates_view, touched_view). -#}
+{% macro _sw_incremental_session_cache_sql(cfg, model_sql, target, plan, views) %}
     {%- set cached = plan.copy() -%}
+    {%- set statements = [] -%}
     {%- for name, step in [('candidates', none), ('touched', '__sw_touched')] -%}
         {%- if step is none -%}
             {%- set view_sql = spark_windows._sw_incremental_session_candidates_sql(cfg, target, cached) -%}
@@ -192,18 +171,11 @@ where window_partition >= {{ spark_windows._sw_us_literal(spark_windows._sw_floo
             {%- set view_sql = spark_windows._sw_incremental_inline_ctes(
                 'with ' ~ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, cached) ~ '\n\nselect * from ' ~ step) -%}
         {%- endif -%}
-        {%- do views.update({name ~ '_view': spark_windows._sw_incremental_cache_view(name, target, view_sql)}) -%}
+        {%- do statements.extend(spark_windows._sw_incremental_cache_view_sql(name, target, view_sql)) -%}
+        {%- do views.update({name ~ '_view': spark_windows._sw_incremental_view_name(name, target)}) -%}
         {%- do cached.update(views) -%}
     {%- endfor -%}
-{% endmacro %}
-
-
-{#- Drops the views a run cached (named in `plan`, or in {'batch_view': ...} when it stops or has
-    nothing new before planning); nothing for fixed windows, which cache none. -#}
-{% macro _sw_incremental_uncache(plan) %}
-    {%- for key in ['batch_view', 'candidates_view', 'touched_view'] if plan.get(key) -%}
-        {%- do run_query('drop view if exists ' ~ plan[key]) -%}
-    {%- endfor -%}
+    {{ return(statements) }}
 {% endmacro %}
 
 

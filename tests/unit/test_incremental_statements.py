@@ -1,0 +1,425 @@
+"""Fast tests: how many statements a steady windowed_incremental run sends to Spark, pinned.
+
+The whole materialization body is rendered (MacroRenderer) with a fake dbt context for a steady
+run: a committed batch exists, dbt listed the model's tables when it started (their SHOW TABLE
+EXTENDED text, read by _sw_cached_table), no staging table is left, and the scan finds 1,000 new
+rows that update windows (none late: late rows would add one write, the batch's partition of
+`<model>__late`, inside the script on Spark 4.3 and one more round trip on 3.5). Every
+`run_query` call and every `statement('main')` call is one statement sent to Spark, one round
+trip: both are recorded, in order, and pinned by number and by their first words, so that a new
+round trip fails a test here. On Spark 4.1 and newer a
+run sends its writes as one SQL script (_sw_incremental_send), and the statements a query needs
+first with it (_sw_incremental_ask); on Spark 3.5 one statement at a time.
+
+dbt's own statements (show databases, show table extended of the schema: its relation cache,
+which it fills before any model runs) are not sent by the materialization and are out of scope.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import json
+from types import SimpleNamespace
+
+import pytest
+from spark_windows_dev.macro_renderer import MacroRenderer
+
+pytestmark = pytest.mark.fast
+
+SCHEMA = "spark_windows"
+INVOCATION_ID = "5f0e6a1c-93b2-4c1e-8d0a-2b7c4e9f1a30"
+MINUTE = 60_000_000
+T0 = 1_714_550_400_000_000  # 2024-05-01 08:00 UTC
+RUN_STARTED_AT = datetime.datetime(2024, 5, 1, 9, 0, tzinfo=datetime.timezone.utc)
+
+# the models of tests/unit/test_incremental_render.py (GOOD and SESSION)
+TUMBLE = {
+    "time_col": "reading_ts",
+    "ingestion_time_col": "ingested_at",
+    "window": {"type": "tumble", "size": "1 minute"},
+    "group_by": ["sensor_id"],
+    "aggregates": {"vehicles": "sum(car_count)", "readings": "count(*)"},
+    "watermark_delay": "5 minutes",
+    "allowed_lateness": "10 minutes",
+}
+SESSION = {
+    **TUMBLE,
+    "time_col": "click_ts",
+    "window": {"type": "session", "gap": "10 minutes"},
+    "group_by": ["user_id"],
+    "aggregates": {"clicks": "count(*)", "revenue": "sum(amount)"},
+    "allowed_lateness": "20 minutes",
+    "emit": "changelog",
+    "partition_size": "1 hour",
+}
+MODELS = {
+    "tumble": (
+        "sensor_vehicles",
+        TUMBLE,
+        "select sensor_id, reading_ts, car_count, ingested_at from raw_sensor_readings",
+    ),
+    "session": ("click_sessions", SESSION, "select user_id, click_ts, amount, ingested_at from raw_clicks"),
+}
+STATE_COLUMNS = [
+    "batch_id",
+    "max_ingestion_time",
+    "max_event_time",
+    "watermark",
+    "new_rows",
+    "late_rows",
+    "windows_updated",
+    "run_started_at",
+    "pending_table",
+    "config_fingerprint",
+    "config",
+    "arrival_counts",
+]
+COMMITTER = "mapreduce.fileoutputcommitter.algorithm.version=2"
+
+# the last commit: batch 6, its rows ingested up to 08:20, events up to 08:18, watermark 08:13
+STATE = {"batch_id": 6, "ingestion_us": T0 + 20 * MINUTE, "event_us": T0 + 18 * MINUTE}
+# the scan of the new rows (_sw_incremental_summary_sql): one hour of 1,000 rows ingested up to
+# 08:30 with events from 08:19 to 08:29, none late; the input holds the 6,000 processed rows and them
+SCAN = [
+    ["hour", T0, 1000, 0, T0 + 30 * MINUTE, T0 + 29 * MINUTE, 0, T0 + 19 * MINUTE, T0 + 29 * MINUTE],
+    ["input_rows", None, 7000],
+    ["processed_rows", None, 6000],
+]
+# the touch query of a session run (as test_incremental_render.py's session_renderer answers it):
+# two stored sessions touched, from 08:05 to 08:25, no row late by touch
+TOUCH = [["touched_sessions", 2, T0 + 5 * MINUTE, T0 + 25 * MINUTE], ["late_rows", 0, None, None]]
+
+
+class Config:
+    """dbt's `config` as the materialization reads it."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+
+class Relation:
+    """A dbt-spark relation as the materialization uses it: rendered as `schema.identifier`."""
+
+    database = None
+
+    def __init__(self, identifier: str, type: str = "table"):  # noqa: A002 (dbt's name)
+        self.schema = SCHEMA
+        self.identifier = identifier
+        self.type = type
+
+    def incorporate(self, path: dict | None = None, type: str | None = None) -> Relation:  # noqa: A002
+        return Relation((path or {}).get("identifier", self.identifier), type or self.type)
+
+    def __str__(self) -> str:
+        return f"{SCHEMA}.{self.identifier}"
+
+
+def listed_text(identifier: str, columns: list[str], storage: list[str]) -> str:
+    """A table's text in SHOW TABLE EXTENDED (as test_incremental_render.py's LISTED_TEXT)."""
+    schema = "\n".join(f" |-- {column}: string (nullable = true)" for column in columns)
+    return f"""Catalog: spark_catalog
+Database: {SCHEMA}
+Table: {identifier}
+Owner: root
+Created Time: Tue Dec 01 00:14:02 UTC 2026
+Last Access: UNKNOWN
+Created By: Spark 4.3.0
+Type: MANAGED
+Provider: parquet
+Location: file:/w/{SCHEMA}.db/{identifier}
+Serde Library: org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe
+Storage Properties: [{", ".join(storage)}]
+Partition Provider: Catalog
+Schema: root
+{schema}
+"""
+
+
+def is_script(sql: str) -> bool:
+    return sql.startswith("BEGIN\n")
+
+
+def last_statement(script: str) -> str:
+    """The last statement of a script of _sw_sql_script (`BEGIN\\n<statement>;\\n...<statement>;\\nEND`)."""
+    return script.removeprefix("BEGIN\n").removesuffix(";\nEND").rsplit(";\n", 1)[-1]
+
+
+class SteadyRun:
+    """The materialization run once, steady, with a fake dbt context. `trips`: each statement
+    sent to Spark, as (`run_query` or `main`, its text)."""
+
+    def __init__(self, kind: str, release: str):
+        identifier, values, self.model_sql = MODELS[kind]
+        self.identifier, self.values = identifier, values
+        self.release = release
+        self.trips: list[tuple[str, str]] = []
+        self.fingerprints: list[str] = []
+        pending = f"{identifier}__pending_{INVOCATION_ID.replace('-', '_')}"
+        staged = "window_partition=2024-05-01 08%3A00%3A00"
+        # by query start: what Spark answers (a script answers with its last statement's rows)
+        self.answers = {
+            "select batch_id, ": self.state_row,
+            "show tables in ": [],
+            # asked by itself no more (the state read asks it): answered, so that a regression
+            # fails on the count of round trips
+            "select current_timezone()": [["UTC", f"{release} 0123abc"]],
+            "select\n    'hour' as part": SCAN,
+            "with __sw_new as": TOUCH,  # the session touch query
+            # Spark 3.5 only: the metadata apply reads the staged partitions (a session's
+            # changelog stages the touched sessions' old rows in the NULL partition) ...
+            f"show partitions {SCHEMA}.{pending}": [[staged]]
+            + ([["window_partition=__HIVE_DEFAULT_PARTITION__"]] if kind == "session" else []),
+            # ... and, for sessions, the names of the partitions the run read (07:00 is emptied)
+            "select cast(timestamp_micros(__sw_us) as string) as __sw_name": [
+                ["2024-05-01 07:00:00"],
+                ["2024-05-01 08:00:00"],
+            ],
+        }
+        tables = {identifier: ["sensor_id", "window_start", "window_end", "revision", "window_partition"]}
+        tables[f"{identifier}__late"] = ["reading_ts", "batch_id"]
+        if values.get("emit") == "changelog":
+            tables[f"{identifier}__changelog"] = ["op", "batch_id"]
+        tables[f"{identifier}__state"] = STATE_COLUMNS
+        self.renderer = MacroRenderer()
+        self.renderer.env.globals["adapter"].listed.update(
+            {
+                # a SparkRelation of dbt's cache, with the text it listed
+                name: SimpleNamespace(
+                    database=None,
+                    schema=SCHEMA,
+                    identifier=name,
+                    information=listed_text(
+                        name, columns, ["partitionOverwriteMode=dynamic"] if name == identifier else [COMMITTER]
+                    ),
+                    is_table=True,
+                    is_view=False,
+                )
+                for name, columns in tables.items()
+            }
+        )
+        # the macros see dbt's context through the globals (set before any macro is compiled)
+        self.context = {
+            "config": Config(values),
+            "this": Relation(identifier),
+            "sql": self.model_sql,
+            "model": {"description": ""},
+            "pre_hooks": [],
+            "post_hooks": [],
+            "run_query": self.run_query,
+            "statement": self.statement,
+            "should_full_refresh": lambda: False,
+            "run_hooks": lambda hooks, **kwargs: "",
+            "apply_grants": lambda *args, **kwargs: "",
+            "should_revoke": lambda *args, **kwargs: False,
+            "persist_docs": lambda *args, **kwargs: "",
+            "tblproperties_clause": lambda: "",
+            "location_clause": lambda: "",
+            "comment_clause": lambda: "",
+            "local_md5": self.local_md5,
+            "invocation_id": INVOCATION_ID,
+            "run_started_at": RUN_STARTED_AT,
+        }
+        self.renderer.env.globals.update(self.context)
+        self.result = self.renderer.materialization("windowed_incremental", **self.context)
+
+    def local_md5(self, text: str) -> str:
+        self.fingerprints.append(hashlib.md5(text.encode()).hexdigest())
+        return self.fingerprints[-1]
+
+    def state_row(self):
+        """The last commit: its fingerprint is the one the run computes (its settings unchanged),
+        with the session's time zone and release the state read asks too."""
+        settings = json.dumps({"session_time_zone": "UTC"})
+        return [
+            [
+                STATE["batch_id"],
+                STATE["ingestion_us"],
+                STATE["event_us"],
+                STATE["event_us"] - 5 * MINUTE,
+                "",
+                self.fingerprints[-1],
+                settings,
+                "UTC",
+                f"{self.release} 0123abc",
+            ]
+        ]
+
+    def run_query(self, sql: str):
+        self.trips.append(("run_query", sql))
+        asked = last_statement(sql) if is_script(sql) else sql
+        rows = next((rows for start, rows in self.answers.items() if asked.startswith(start)), [])
+        return SimpleNamespace(rows=rows() if callable(rows) else rows)
+
+    def statement(self, name, fetch_result=False, auto_begin=True, caller=None):
+        assert name == "main"
+        self.trips.append(("main", caller()))
+        return ""
+
+    def outline(self) -> list[tuple[str, str]]:
+        """Each round trip with its text on one line; a script as `BEGIN … <its last statement>`."""
+        return [
+            (channel, " ".join((f"BEGIN … {last_statement(sql)}" if is_script(sql) else sql).split()))
+            for channel, sql in self.trips
+        ]
+
+
+@functools.cache
+def steady(kind: str, release: str) -> SteadyRun:
+    """Each run rendered once for the module's tests."""
+    return SteadyRun(kind, release)
+
+
+def assert_trips(run: SteadyRun, expected: list[tuple[str, str]]) -> None:
+    """The run's round trips are `expected` ((channel, start of its outline)), in order."""
+    outline = run.outline()
+    shown = "\n".join(f"{channel}: {text[:90]}" for channel, text in outline)
+    assert len(outline) == len(expected), f"{len(outline)} round trips, not {len(expected)}:\n{shown}"
+    for (channel, text), (want_channel, start) in zip(outline, expected):
+        assert (channel, text[: len(start)]) == (want_channel, start), shown
+
+
+def apply_trips(target: str, pending: str) -> list[tuple[str, str]]:
+    """Spark 3.5, after the main statement: the metadata apply (_sw_incremental_repoint) lists
+    the staged partitions, drops them from the table and adds them at their folders in the
+    run's (the staging table is dropped after it)."""
+    return [
+        ("run_query", f"show partitions {pending}"),
+        ("run_query", f"alter table {target} drop if exists partition"),
+        ("run_query", f"alter table {target} add partition"),
+    ]
+
+
+PURGE = (
+    "drop table if exists {t}__trash",
+    "create table {t}__trash",
+    "alter table {t}__trash add",
+    "drop table if exists {t}__trash",
+)
+
+
+def test_a_steady_tumbling_run_on_spark_4_3_sends_four_statements():
+    """The state read (with the session's zone and release), the staging tables a killed
+    attempt left, the scan, and one script: every write of the run (stage, commit, apply, drop)."""
+    run = steady("tumble", "4.3.0")
+    assert_trips(
+        run,
+        [
+            ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
+            ("run_query", "show tables in spark_windows like 'sensor_vehicles__pending_*'"),
+            ("run_query", "select 'hour' as part"),
+            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_"),
+        ],
+    )
+    assert [str(relation) for relation in run.result["relations"]] == [
+        "spark_windows.sensor_vehicles",
+        "spark_windows.sensor_vehicles__late",
+        "spark_windows.sensor_vehicles__state",
+    ]
+
+
+def test_the_tumbling_script_writes_stage_commit_apply_and_drop_in_order():
+    run = steady("tumble", "4.3.0")
+    script = run.trips[-1][1]
+    assert is_script(script) and script.endswith("\nEND")
+    pending = f"spark_windows.sensor_vehicles__pending_{INVOCATION_ID.replace('-', '_')}"
+    parts = [
+        "\nEXECUTE IMMEDIATE 'set spark.sql.sources.partitionOverwriteMode = STATIC';\n",
+        f"\ncreate table {pending} using parquet\npartitioned by (window_partition)\n"
+        "location 'file:/w/spark_windows.db/sensor_vehicles/run-7'",
+        "\ninsert into spark_windows.sensor_vehicles__state\nselect\n    cast(7 as bigint),",
+        "\nBEGIN\n    DECLARE __sw_staged ARRAY<STRING>;",
+        f"\ndrop table if exists {pending};\nEND",
+    ]
+    places = [script.find(part) for part in parts]
+    assert -1 not in places, [part for part, place in zip(parts, places) if place == -1]
+    assert places == sorted(places)
+    # the nested block is the apply: it drops and adds the staged partitions of the table
+    apply = script[places[3] : places[4]]
+    assert "EXECUTE IMMEDIATE __sw_statement" in apply and f"from {pending} where" in apply
+
+
+def test_a_steady_session_run_on_spark_4_3_sends_five_statements():
+    """A session run sends the caching of its batch with its scan, and the caching of the
+    candidate and touched sessions with its touch query: one script each."""
+    run = steady("session", "4.3.0")
+    assert_trips(
+        run,
+        [
+            ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
+            ("run_query", "show tables in spark_windows like 'click_sessions__pending_*'"),
+            ("run_query", "BEGIN … select 'hour' as part"),
+            ("run_query", "BEGIN … with __sw_new as"),
+            ("main", "BEGIN … drop table if exists spark_windows.click_sessions__pending_"),
+        ],
+    )
+    scan, touch, main = (run.trips[index][1] for index in (2, 3, 4))
+    assert scan.startswith("BEGIN\ncreate or replace temporary view __sw_batch_click_sessions as\n")
+    assert "\ncache lazy table __sw_batch_click_sessions;\nselect\n    'hour' as part" in scan
+    assert touch.startswith("BEGIN\ncreate or replace temporary view __sw_candidates_click_sessions as\n")
+    assert "\ncache lazy table __sw_touched_click_sessions;\nwith __sw_new as" in touch
+    assert main.startswith("BEGIN\nEXECUTE IMMEDIATE 'set spark.sql.sources.partitionOverwriteMode = STATIC';\n")
+
+
+def test_a_steady_tumbling_run_on_spark_3_5_sends_twelve_statements():
+    """No scripts: each write is its own statement, the commit the main one, then the apply by
+    metadata reads the staged partitions back."""
+    run = steady("tumble", "3.5.8")
+    pending = f"spark_windows.sensor_vehicles__pending_{INVOCATION_ID.replace('-', '_')}"
+    assert_trips(
+        run,
+        [
+            ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
+            ("run_query", "show tables in spark_windows like 'sensor_vehicles__pending_*'"),
+            ("run_query", "select 'hour' as part"),
+            ("run_query", "set spark.sql.sources.partitionOverwriteMode = STATIC"),
+            ("run_query", "set spark.sql.legacy.allowNonEmptyLocationInCTAS = true"),
+            ("run_query", f"create table {pending} using parquet"),
+            ("run_query", "reset spark.sql.legacy.allowNonEmptyLocationInCTAS"),
+            ("main", "insert into spark_windows.sensor_vehicles__state"),
+            *apply_trips("spark_windows.sensor_vehicles", pending),
+            ("run_query", f"drop table if exists {pending}"),
+        ],
+    )
+
+
+def test_a_steady_session_run_on_spark_3_5_sends_twenty_eight_statements():
+    """No scripts: the caching statements, the writes and the apply each on their own; the apply
+    also names the partitions the run read (to drop those it empties) and deletes the staged
+    NULL partition (the changelog's old rows) through the trash table."""
+    run = steady("session", "3.5.8")
+    target = "spark_windows.click_sessions"
+    pending = f"{target}__pending_{INVOCATION_ID.replace('-', '_')}"
+    assert_trips(
+        run,
+        [
+            ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
+            ("run_query", "show tables in spark_windows like 'click_sessions__pending_*'"),
+            ("run_query", "create or replace temporary view __sw_batch_click_sessions as"),
+            ("run_query", "cache lazy table __sw_batch_click_sessions"),
+            ("run_query", "select 'hour' as part"),
+            ("run_query", "create or replace temporary view __sw_candidates_click_sessions as"),
+            ("run_query", "cache lazy table __sw_candidates_click_sessions"),
+            ("run_query", "create or replace temporary view __sw_touched_click_sessions as"),
+            ("run_query", "cache lazy table __sw_touched_click_sessions"),
+            ("run_query", "with __sw_new as"),
+            ("run_query", "set spark.sql.sources.partitionOverwriteMode = STATIC"),
+            ("run_query", "set spark.sql.legacy.allowNonEmptyLocationInCTAS = true"),
+            ("run_query", f"create table {pending} using parquet"),
+            ("run_query", "reset spark.sql.legacy.allowNonEmptyLocationInCTAS"),
+            ("run_query", f"insert overwrite table {target}__changelog partition (batch_id = 7)"),
+            ("run_query", "drop view if exists __sw_batch_click_sessions"),
+            ("run_query", "drop view if exists __sw_candidates_click_sessions"),
+            ("run_query", "drop view if exists __sw_touched_click_sessions"),
+            ("main", f"insert into {target}__state"),
+            ("run_query", f"show partitions {pending}"),
+            ("run_query", "select cast(timestamp_micros(__sw_us) as string) as __sw_name"),
+            *apply_trips(target, pending)[1:],
+            *(("run_query", text.format(t=target)) for text in PURGE),
+            ("run_query", f"drop table if exists {pending}"),
+        ],
+    )
