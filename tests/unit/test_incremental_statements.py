@@ -24,7 +24,8 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from spark_windows_dev.macro_renderer import MacroRenderer
+
+from dev.macro_renderer import MacroRenderer
 
 pytestmark = pytest.mark.fast
 
