@@ -3,20 +3,9 @@
     changelog, and re-runs that are safe after a crash. The design, step by step, is in
     docs/design/windowed_incremental.md.
 
-    Tables, all in the model's schema:
-      <model>             the windows: group_by columns, window_start, window_end, the
-                          aggregates, is_final, revision, timing, and window_partition (the
-                          table's partitions). With emit_policy='on_watermark' a view of the
-                          windows the watermark has passed, over <model>__windows
-      <model>__windows    (emit_policy='on_watermark') every window, also those not yet shown
-      <model>__late       rows that arrived after all their windows expired, partitioned by batch_id
-      <model>__changelog  (emit='changelog') +I / -U / +U rows per run, partitioned by batch_id
-      <model>__state      one row per committed run (batch): the commit log and the watermark
-      <model>__pending_*  the next version of the partitions a run rewrites; dropped when applied
-      <model>__trash      (sessions with emit='changelog') made and dropped by the apply, to
-                          delete staged rows the table does not take
-      <model>__state__trash  made and dropped by the compaction of the state table, to delete
-                          the folders it left
+    The tables a model keeps are listed in docs/guides/windowed_incremental.md, "The tables a
+    model keeps"; the transient ones, and where each step lives (macros/_internal/incremental/),
+    in the design.
 
     Like dbt-spark's table and incremental materializations it honours location_root (each kept
     table in its own folder under it), persist_docs (the model's description as the table's

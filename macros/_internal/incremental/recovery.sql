@@ -116,7 +116,7 @@
     {%- else -%}
         {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_trash(tables.state))) -%}
     {%- endif -%}
-    {#- through dbt's relation cache, which _sw_incremental_create reads -#}
+    {#- through dbt's relation cache, which _sw_incremental_create_statements reads -#}
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
         {%- do adapter.drop_relation(tables[name]) -%}
     {%- endfor -%}

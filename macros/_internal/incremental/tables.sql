@@ -223,7 +223,7 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
     dropping an external table's partition keeps its folder, so the old version of each replaced
     partition would stay on disk.
     The folder is the same for every attempt at a batch: an attempt killed before its commit left
-    files there, which the next attempt's CREATE TABLE AS overwrites (_sw_incremental_create). A
+    files there, which the next attempt's CREATE TABLE AS overwrites (_sw_incremental_create_statements). A
     name without `_`, `.` or `=` at its start: Spark skips such folders, or reads them as
     partitions. -#}
 {% macro _sw_incremental_run_folder(target, batch_id) %}
