@@ -21,6 +21,7 @@ from incremental_cases import SESSION_MODEL as MODEL
 from incremental_driver import SESSION_MODELS
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental_sessions import SessionModel
+from stop_at import is_script
 
 from dev.dbt_harness import run_dbt
 
@@ -100,10 +101,18 @@ def test_a_session_run_changes_the_tables_partitions_with_nothing_cached(warehou
     cache = warehouse.spark._jsparkSession.sharedState().cacheManager()
     changes = re.compile(rf"alter table [`\w.]*{MODEL}`? (drop|add) ", re.IGNORECASE)
     cached_at_changes = []
+    views = set()  # the temporary views the run cached
     original = SparkConnectionManager.add_query
 
     def add_query(manager, sql, *args, **kwargs):
-        if changes.search(sql):
+        views.update(re.findall(r"create or replace temporary view (\w+)", sql))
+        found = changes.search(sql)
+        if found and is_script(sql):
+            # a run's script (Spark 4.1+) runs its statements in order: every view the run cached
+            # is dropped before its first partition change
+            dropped = set(re.findall(r"drop view if exists (\w+)", sql[: found.start()]))
+            cached_at_changes.append(not views <= dropped)
+        elif found:
             cached_at_changes.append(not cache.isEmpty())
         return original(manager, sql, *args, **kwargs)
 
@@ -113,6 +122,7 @@ def test_a_session_run_changes_the_tables_partitions_with_nothing_cached(warehou
     monkeypatch.setattr(SparkConnectionManager, "add_query", add_query)
     run_dbt(command, env={"SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL": CUTS[1]})
     assert cached_at_changes, "the run should have dropped and added partitions of the table"
+    assert views, "the run should have cached its batch and the sessions it touches"
     assert not any(cached_at_changes), (
         f"Spark's cache held queries at {cached_at_changes.count(True)} partition changes"
     )

@@ -7,6 +7,11 @@ import re
 import pytest
 
 
+def is_script(sql: str) -> bool:
+    """Whether `sql` is a SQL script (BEGIN ... END), after the comment dbt puts before a query."""
+    return re.match(r"\s*(/\*.*?\*/\s*)?BEGIN\b", sql, re.DOTALL | re.IGNORECASE) is not None
+
+
 def cut_script(script: str, position: int, message: str) -> str:
     """`script` (a SQL script, BEGIN ... END) with `select raise_error(message)` put before the
     statement that holds `position`: Spark runs the statements before it, then fails, as a kill
@@ -48,7 +53,7 @@ class StopAt:
             if match:
                 self.seen += 1
                 if self.seen == self.occurrence:
-                    if sql.lstrip().upper().startswith("BEGIN"):
+                    if is_script(sql):
                         sql = cut_script(sql, match.start(), f"stopped by the test before: {match.group(0)}")
                     else:
                         raise DbtRuntimeError(f"stopped by the test before: {sql}")
