@@ -6,6 +6,7 @@
     python scripts/bench.py --incremental --events 10000000 --days 10
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
+    python scripts/bench.py --incremental --target cluster --events 100000 --days 1 --new-rows 1000
     python scripts/bench.py --incremental --retention --events 10000000 --days 10 --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --by-file --streaming --events 3000000 10000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
@@ -69,6 +70,10 @@ windows into the hours they fall in (an insert overwrite, dynamic partition over
 table partitioned by hour, the hours named in it: the updated windows and the hours' other
 windows); the report says how many windows of its table and of the model's differ. Structured
 Streaming has no update mode for session windows.
+
+With --incremental --target cluster: the same models and stream of events on the `cluster` target
+(scripts/cluster.sh start), where each statement is a round trip through the Thrift server: the
+model times, their ratio, and the statements dbt sent for each model's last run.
 
 With --incremental --statements: each statement of the last incremental run of each model, with
 the time Spark took in dbt-spark's `execute` (parsing, analysis, and a command's whole work) and
@@ -785,6 +790,115 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> di
     }
 
 
+def incremental_cluster(args) -> int:
+    """--incremental --target cluster: the same models and the same stream of events as
+    --incremental, on the `cluster` target (a Spark cluster behind a Thrift server; start the
+    local one with scripts/cluster.sh start), where every statement is a round trip. The events are
+    made by SQL on the cluster; dbt runs in this process. Times a full refresh, then --runs runs
+    that each land --new-rows rows, each model in turn (the tumbling model beside dbt's own
+    incremental model of the same counts); prints the medians of the model's execution time as
+    dbt reports it, their ratio, and the statements dbt sent for each model's last run (dbt's own
+    included)."""
+    from dbt.adapters.spark.connections import SparkConnectionManager
+    from pyhive import hive
+
+    from dev.dbt_harness import configure_environment, run_dbt
+
+    host = os.environ.get("SPARK_WINDOWS_THRIFT_HOST", "127.0.0.1")
+    port = int(os.environ.get("SPARK_WINDOWS_THRIFT_PORT", "10000"))
+    try:
+        connection = hive.connect(host=host, port=port, username="bench")
+    except Exception as error:  # noqa: BLE001 (PyHive raises Thrift's transport errors)
+        print(f"bench: no Thrift server answers on {host}:{port} ({error}); start one with scripts/cluster.sh start")
+        return 2
+    cursor = connection.cursor()
+
+    def sql(text: str) -> list:
+        cursor.execute(text)
+        return cursor.fetchall() if cursor.description else []
+
+    configure_environment(args.state_dir / "cluster", "cluster")
+    models = (
+        ["bench_sessions_incremental"]
+        if args.session
+        else ["bench_vehicles_incremental", "bench_vehicles_dbt_incremental"]
+    )
+    events = args.events[0]
+    span_us, start_us = int(args.days * 86_400_000_000), 1_704_067_200_000_000
+    batch = args.new_rows or events // 100
+    step = span_us // events
+    key = f"cast(rand(5) * {args.keys} as int)" if args.session else f"id % {args.keys}"
+
+    def rows(first: int, count: int) -> str:
+        """As --incremental's: events first .. first+count-1, each arriving 0-120 s after it happened."""
+        return (
+            f"select k, ts, v, ts + make_dt_interval(0, 0, 0, rand(17) * 120) as ingested_at from ("
+            f"select cast({key} as string) as k, timestamp_micros({start_us} + id * {step} + cast(rand(7) * {step} as bigint)) as ts, "
+            f"case when rand(11) < 0.01 then null else cast(rand(13) * 100 as int) end as v from range({first}, {first + count})) as e"
+        )
+
+    sql("create database if not exists spark_windows")
+    sql("drop table if exists spark_windows.bench_events")
+    # files of about 100,000 rows in arrival order, as --incremental writes them
+    sql(
+        f"create table spark_windows.bench_events using parquet as select /*+ REPARTITION_BY_RANGE({max(1, events // 100_000)}, "
+        f"ingested_at) */ * from ({rows(0, events)}) as h sort by ingested_at"
+    )
+    variables = json.dumps({"spark_windows_bench": True, "spark_windows_bench_source": "spark_windows.bench_events"})
+    sent: list[str] = []
+    original = SparkConnectionManager.add_query
+
+    def add_query(manager, text, *rest, **kwargs):
+        sent.append(statement_label(text))
+        return original(manager, text, *rest, **kwargs)
+
+    SparkConnectionManager.add_query = add_query
+    last = {}
+
+    def timed(extra: list[str]) -> dict:
+        times = {}
+        for name in models:
+            sent.clear()
+            result = run_dbt(["run", "--select", name, "--vars", variables, *extra])
+            times[name] = result.result.results[0].execution_time
+            last[name] = list(sent)
+        return times
+
+    try:
+        full = timed(["--full-refresh"])
+        increments = []
+        for run in range(args.runs):
+            # a landing stamps rows not after the newest ingestion time just after it, as --incremental's
+            sql(
+                "insert into spark_windows.bench_events select /*+ COALESCE(1) */ k, ts, v, greatest(ingested_at, "
+                f"(select max(ingested_at) from spark_windows.bench_events) + interval 1 microsecond) from ({rows(events + run * batch, batch)}) as n "
+                "sort by ingested_at"
+            )
+            increments.append(timed([]))
+    finally:
+        SparkConnectionManager.add_query = original
+    print(
+        f"\nwindowed_incremental on the cluster target ({host}:{port}): {events:,} events of history, {args.keys:,} keys, "
+        f"{args.days} day(s), {batch:,} new rows per run; median of {args.runs} runs after a full refresh; model time "
+        "as dbt reports it; statements: all that dbt sent for the model's last run, its own included"
+    )
+    print("| model | full refresh s | run s (median) | runs s | statements |\n|---|---:|---:|---|---:|")
+    medians = {}
+    for name in models:
+        values = [run[name] for run in increments]
+        medians[name] = statistics.median(values)
+        runs = ", ".join(f"{value:.2f}" for value in values)
+        print(f"| {name} | {full[name]:.2f} | {medians[name]:.2f} | {runs} | {len(last[name])} |")
+    if len(models) > 1:
+        print(f"\nratio: {medians[models[0]] / medians[models[1]]:.2f} x {models[1]}")
+    for name in models:
+        print(f"\nthe statements of {name}'s last run:")
+        for label in last[name]:
+            print(f"- `{label}`")
+    connection.close()
+    return 0
+
+
 FLOOR_ROUNDS = 10  # --floor: timed rounds, after two warm-ups
 
 
@@ -1200,6 +1314,13 @@ def main(argv=None) -> int:
         help="with --incremental and several --events sizes: each history spans --days x its size / the first size",
     )
     parser.add_argument(
+        "--target",
+        choices=["local", "cluster"],
+        default="local",
+        help="with --incremental: the dbt target (cluster: scripts/cluster.sh's Thrift server; the models and "
+        "statements of the last runs only)",
+    )
+    parser.add_argument(
         "--refresh-runs",
         type=int,
         help="with --incremental: timed full refreshes per size, with no warm-up (default: --runs, after a warm-up)",
@@ -1226,6 +1347,8 @@ def main(argv=None) -> int:
     if args.incremental:
         args = shapes(args)[0]
         args.state_dir.mkdir(parents=True, exist_ok=True)
+        if args.target == "cluster":
+            return incremental_cluster(args)
         return incremental(args)
     if args.clean and args.state_dir.exists():
         shutil.rmtree(args.state_dir)
