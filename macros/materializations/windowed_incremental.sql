@@ -33,7 +33,8 @@
 
     {{ run_hooks(pre_hooks) }}
     {#- 1. Recover: read the state of the last committed run (none before the first) with what the
-           run needs to know of its Spark session, check them, then finish a committed run whose
+           run needs to know of its Spark session, check them (tables written by a release older
+           than 0.2.0 are refused, asking for --full-refresh), then finish a committed run whose
            rewrite did not complete and discard an uncommitted one. -#}
     {%- set last = spark_windows._sw_incremental_read_state(target, tables, should_full_refresh()) -%}
     {%- set session = spark_windows._sw_incremental_check_session(cfg, sql, last.session) -%}
@@ -93,9 +94,9 @@
                `writes` and sent together (_sw_incremental_send: one SQL script where Spark runs
                them, else one by one, in the same order). The overwrite mode is STATIC for the
                run's CREATE TABLE AS statements (_sw_incremental_static_overwrite_sql); the late,
-               changelog and state tables are written with Hadoop's commit algorithm 2
-               (_sw_commit_algorithm_option). -#}
-        {%- set writes = [spark_windows._sw_incremental_static_overwrite_sql()] + spark_windows._sw_incremental_commit_algorithm_sql(tables) -%}
+               changelog and state tables are written with Hadoop's commit algorithm 2, their
+               table option (_sw_commit_algorithm_option; step 1 refused tables without it). -#}
+        {%- set writes = [spark_windows._sw_incremental_static_overwrite_sql()] -%}
         {%- if not plan.target_exists -%}
             {#- first, on a first run: the run's folder is inside the table's -#}
             {%- set first = spark_windows._sw_incremental_send(session, writes + spark_windows._sw_incremental_create_statements(target,
@@ -134,9 +135,6 @@
                after it is finished by the next run's step 1. -#}
         {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
             spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders)) -%}
-        {%- if state.missing_columns -%}
-            {%- do writes.append(spark_windows._sw_incremental_add_state_columns_sql(tables.state, state.missing_columns)) -%}
-        {%- endif -%}
         {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts)) -%}
 
         {#- 5. Apply: the table takes the staged partitions, by metadata from the run's folder or

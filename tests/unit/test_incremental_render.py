@@ -366,7 +366,7 @@ def test_a_listing_of_new_files_with_the_scan_is_added_up_as_the_scan(catalog_re
         ["file", "d", 6, 0, 1714550500000000, 1714550660000000, 2, 1714549500000000, 1714550660000000],
         ["input", None, 13, None, None, None, None, None, None],
     ]
-    state = {**STATES["later run"], "missing_columns": []}
+    state = dict(STATES["later run"])
     queries, found = list_files(catalog_renderer, [["a", 3]], unlisted, [], state=state)
     assert queries == [PROCESSED_COUNTS, UNLISTED]
     assert found["files"] == ["c", "d"] and found["counts"] == '{"c": 4, "d": 6}'
@@ -398,7 +398,7 @@ def test_a_session_listing_counts_rows_only(catalog_renderer):
     catalog_renderer.env.globals["this"] = "spark_windows.v"
     catalog_renderer.answers.update({PROCESSED_COUNTS: [["a", 3]], "select 'file' as part": [["input", None, 3]]})
     cfg = catalog_renderer.call("_sw_incremental_config", Config({**SESSION, "input_file_col": "source_file"}))
-    state = {**STATES["later run"], "missing_columns": []}
+    state = dict(STATES["later run"])
     found = catalog_renderer.call("_sw_incremental_list_files", cfg, MODEL_SQL, "spark_windows.v__state", state)
     assert found["scanned"] is None and found["files"] == []
     assert len(parse(catalog_renderer.queries[1]).left.selects) == 3
@@ -708,7 +708,7 @@ def test_the_summary_adds_the_hours_of_the_scan_up(file_col):
 
     renderer.env.globals["run_query"] = run_query
     cfg = config(renderer, **({"input_file_col": file_col} if file_col else {}))
-    state = {**STATES["later run"], "missing_columns": [], "run_files": ["a.parquet"], "state_table": "t__state"}
+    state = {**STATES["later run"], "run_files": ["a.parquet"], "state_table": "t__state"}
     summary = renderer.call("_sw_incremental_summary", cfg, "select * from events", state, "t__state")
     assert {name: summary[name] for name in summary if name != "arrival_counts"} == {
         "new_rows": 43,
@@ -725,11 +725,10 @@ def test_the_summary_adds_the_hours_of_the_scan_up(file_col):
         assert summary["arrival_counts"] is None
     else:
         assert json.loads(summary["arrival_counts"]) == {"1714546800000000": 30, "1714550400000000": 10}
-    # the state's rows are counted by a run by ingestion time once a commit has arrival counts
+    # the state's rows are counted by a run by ingestion time once a commit exists
     assert ("t__state" in asked[-1]) == (file_col is None)
-    for unchecked in [{**state, **STATES["first run"]}, {**state, "missing_columns": ["arrival_counts"]}]:
-        renderer.call("_sw_incremental_summary", cfg, "select * from events", unchecked, "t__state")
-        assert "t__state" not in asked[-1]
+    renderer.call("_sw_incremental_summary", cfg, "select * from events", {**state, **STATES["first run"]}, "t__state")
+    assert "t__state" not in asked[-1]
     # no new rows: no hour, nothing counted; the input's and the processed rows are still read
     answer["rows"] = [] if file_col else SCAN_ROWS[3:]
     empty = renderer.call("_sw_incremental_summary", cfg, "select * from events", state, "t__state")
@@ -1078,41 +1077,6 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     parse(stored)
 
 
-@pytest.mark.parametrize(
-    ("columns", "column"),
-    [
-        (["window_partition", "__sw_role", "__sw_stored_partition"], "__sw_stored_partition"),
-        (["window_partition", "__sw_role"], "window_partition"),  # staged by an earlier version
-    ],
-)
-def test_applying_a_managed_session_staging_table_of_an_earlier_version_empties_the_partitions_of_its_drop_rows(
-    session_renderer, columns, column
-):
-    """A staging table written before the partitions a run read were a table property: its rows of
-    role drop name them."""
-    renderer = session_renderer
-    cfg = renderer.call("_sw_incremental_config", Config(SESSION))
-    renderer.touch_answer = ["2024-05-01 08:00:00"]  # the one partition left empty; no property
-    renderer.queries.clear()
-    renderer.call("_sw_incremental_apply", cfg, Target(), Relation("spark_windows.pending", columns))
-    described, properties, overwrite, emptied, drop = renderer.queries
-    assert described == "describe formatted spark_windows.pending"  # a managed staging table: rewritten
-    assert properties == "show tblproperties spark_windows.pending"
-    assert overwrite.startswith("insert overwrite table spark_windows.sensor_vehicles partition (window_partition)")
-    assert "__sw_role in ('fresh', 'kept')" in overwrite
-    # the partitions the run read ('drop' rows), less those the rewrite has a session for
-    query = parse(emptied)
-    assert query.selects[0].sql(dialect="spark") == f"CAST(__sw_a.{column} AS STRING)"
-    join = query.find(exp.Join)
-    assert join.args.get("kind") == "ANTI" and "__sw_role IN ('fresh', 'kept')" in join.this.sql()
-    assert join.args["on"].sql() == f"__sw_a.{column} = __sw_b.window_partition"
-    assert query.args["where"].sql() == "WHERE __sw_a.__sw_role = 'drop'"
-    assert drop == (
-        "alter table spark_windows.sensor_vehicles drop if exists partition (window_partition = '2024-05-01 08:00:00')"
-    )
-    parse(drop)
-
-
 @pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
 def test_session_plan_reads_the_partitions_of_session_ends(session_renderer, policy):
     touched_end = SUMMARY["max_update_us"] + 3 * HOUR
@@ -1364,7 +1328,9 @@ def test_a_run_writes_once_only_into_a_managed_table(catalog_renderer, table_typ
 def listed(renderer, identifier, information):
     """dbt's relation cache holds `identifier` with `information`, the text SHOW TABLE EXTENDED
     gave it when dbt started."""
-    renderer.env.globals["adapter"].listed[identifier] = types.SimpleNamespace(information=information)
+    renderer.env.globals["adapter"].listed[identifier] = types.SimpleNamespace(
+        database=None, schema="spark_windows", identifier=identifier, information=information
+    )
 
 
 # a table's text in SHOW TABLE EXTENDED, as Spark 4.3 prints it (Spark 3.5 the same lines)
@@ -1414,23 +1380,102 @@ def test_a_table_dbt_listed_without_its_text_is_described(catalog_renderer):
     assert catalog_renderer.queries == ["describe formatted spark_windows.sensor_vehicles"]
 
 
-def test_only_listed_tables_without_the_committer_option_get_it(catalog_renderer):
+COMMITTER = "mapreduce.fileoutputcommitter.algorithm.version=2"
+STATE_COLUMNS = ["batch_id", "max_ingestion_time", "max_event_time", "watermark", "new_rows", "late_rows",
+                 "windows_updated", "run_started_at", "pending_table", "config_fingerprint", "config", "arrival_counts"]  # fmt: skip
+OLDER = "it was written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh"
+
+
+def listed_text(columns: list[str], storage: str = COMMITTER) -> str:
+    """LISTED_TEXT with other columns (each a string) and storage properties."""
+    head = LISTED_TEXT.split("Schema: root\n")[0].replace(
+        "partitionOverwriteMode=dynamic, mapreduce.fileoutputcommitter.algorithm.version=2", storage
+    )
+    return head + "Schema: root\n" + "".join(f" |-- {column}: string (nullable = true)\n" for column in columns)
+
+
+def state_tables() -> dict:
+    return {name: Relation(f"spark_windows.sensor_vehicles__{name}") for name in ["late", "changelog", "state"]}
+
+
+@pytest.mark.parametrize(
+    ("missing", "named"),
+    [
+        (["config", "arrival_counts"], "has no config and arrival_counts columns"),  # 0.1.0's state table
+        (["arrival_counts"], "has no arrival_counts column"),
+    ],
+)
+def test_a_state_table_of_a_release_before_0_2_0_is_refused_before_it_is_read(catalog_renderer, missing, named):
+    """Layouts are upgraded only from the last release (0.2.0, the current one): a state table
+    without the config or arrival_counts column is refused, naming it, before any statement."""
+    columns = [column for column in STATE_COLUMNS if column not in missing]
+    listed(catalog_renderer, "sensor_vehicles__state", listed_text(columns))
+    with pytest.raises(CompilerError) as error:
+        catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), False)
+    assert str(error.value) == (
+        f"windowed_incremental: spark_windows.sensor_vehicles__state {named}: {OLDER} to recompute every window."
+    )
+    assert catalog_renderer.queries == []
+    # --full-refresh reads no state: the run starts again
+    assert catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), True)["batch_id"] == 0
+    assert catalog_renderer.queries == []
+
+
+def test_a_state_table_of_0_2_0_is_read_with_its_settings(catalog_renderer):
+    listed(catalog_renderer, "sensor_vehicles__state", listed_text(STATE_COLUMNS))
+    settings = json.dumps({"session_time_zone": "UTC"})
+    catalog_renderer.answers["select batch_id, "] = [[3, 1, 2, 3, "", "f1", settings, "UTC", "4.3.0 abc"]]
+    state = catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), False)
+    (query,) = catalog_renderer.queries
+    assert [column.sql("spark") for column in parse(query).selects][6:] == ["config", "CURRENT_TIMEZONE()", "VERSION()"]
+    assert state == {"batch_id": 3, "ingestion_us": 1, "event_us": 2, "watermark_us": 3, "pending": "",
+                     "fingerprint": "f1", "config": settings, "session": ["UTC", "4.3.0 abc"]}  # fmt: skip
+
+
+def test_tables_without_the_committer_option_are_refused_before_recovery_changes_anything(catalog_renderer):
     """A run changes no session setting: the late, changelog and state tables hold Hadoop's
-    commit algorithm 2 as a table option. One of an earlier version (algorithm 1), or listed
-    without its text, gets it; one holding it, or not listed (the run creates it, with the
-    option), is left."""
+    commit algorithm 2 as a table option. One a release before 0.2.0 created without it (here
+    algorithm 1) is refused; one dbt listed without its text cannot be told and is let through,
+    as is one it did not list (the run creates it, with the option). The changelog is checked
+    only where the run writes it (emit='changelog'). No statement is sent."""
     option = "mapreduce.fileoutputcommitter.algorithm.version"
     listed(catalog_renderer, "sensor_vehicles__late", "")
-    listed(catalog_renderer, "sensor_vehicles__changelog", LISTED_TEXT.replace(f"{option}=2", f"{option}=1"))
-    listed(catalog_renderer, "sensor_vehicles__state", LISTED_TEXT)
-    tables = {name: Relation(f"spark_windows.sensor_vehicles__{name}") for name in ["late", "changelog", "state"]}
-    tables["windows"] = Relation("spark_windows.sensor_vehicles__windows")
-    assert catalog_renderer.call("_sw_incremental_commit_algorithm_sql", tables) == [
-        f"alter table spark_windows.sensor_vehicles__{name} set serdeproperties ('{option}' = '2')"
-        for name in ["late", "changelog"]
-    ]
-    for query in catalog_renderer.call("_sw_incremental_commit_algorithm_sql", tables):
-        parse(query)
+    listed(catalog_renderer, "sensor_vehicles__changelog", listed_text(["op"], f"{option}=1"))
+    listed(catalog_renderer, "sensor_vehicles__state", listed_text(STATE_COLUMNS))
+    tables = state_tables()
+    changelog = catalog_renderer.call("_sw_incremental_config", Config({**GOOD, "emit": "changelog"}))
+    check = catalog_renderer.macros["_sw_incremental_check_committer_option"]
+    with pytest.raises(CompilerError) as error:
+        check(changelog, tables)
+    assert str(error.value) == (
+        "windowed_incremental: spark_windows.sensor_vehicles__changelog has no table option "
+        f"'{option}' = '2': {OLDER} to recompute every window in tables created with it."
+    )
+    check(catalog_renderer.call("_sw_incremental_config", Config(GOOD)), tables)  # no changelog written
+    # several tables: each is named
+    listed(catalog_renderer, "sensor_vehicles__state", listed_text(STATE_COLUMNS, "partitionOverwriteMode=dynamic"))
+    with pytest.raises(CompilerError) as error:
+        check(changelog, tables)
+    assert str(error.value).startswith(
+        "windowed_incremental: spark_windows.sensor_vehicles__changelog and spark_windows.sensor_vehicles__state "
+        f"have no table option '{option}' = '2': they were written by a spark_windows release older than 0.2.0."
+    )
+    listed(catalog_renderer, "sensor_vehicles__late", listed_text(["reading_ts", "batch_id"], ""))
+    with pytest.raises(CompilerError) as error:
+        check(changelog, tables)
+    assert str(error.value).startswith(
+        "windowed_incremental: spark_windows.sensor_vehicles__late, spark_windows.sensor_vehicles__changelog and "
+        f"spark_windows.sensor_vehicles__state have no table option '{option}' = '2'"
+    )
+    # recovery refuses them before it looks for a staging table to apply
+    changelog["session_time_zone"] = "UTC"
+    with pytest.raises(CompilerError, match="have no table option"):
+        catalog_renderer.call("_sw_incremental_recover", changelog, Target(), tables, {"batch_id": 3, "config": None})
+    assert catalog_renderer.queries == []
+    # tables of 0.2.0
+    for name in ["late", "changelog", "state"]:
+        listed(catalog_renderer, f"sensor_vehicles__{name}", listed_text(["batch_id"]))
+    check(changelog, tables)
 
 
 @pytest.mark.parametrize("scripts", [True, False])
@@ -1513,54 +1558,36 @@ def test_a_write_once_apply_drops_the_staged_partitions_then_adds_them_at_the_ru
     parse(drop)
 
 
-def test_a_write_once_session_apply_of_an_earlier_version_drops_what_its_drop_rows_empty(catalog_renderer):
-    """A staging table written before the partitions a run read were a table property (recovery
-    may find one): its rows of role drop, in its NULL partition, name them."""
-    unplaced = "window_partition=__HIVE_DEFAULT_PARTITION__"  # rows of roles old and drop
-    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT], [unplaced]]
-    # the partitions the run read: 08:00 keeps sessions, 07:00 had its every session merged away
-    catalog_renderer.answers["select distinct cast(__sw_stored_partition"] = [
-        ["2024-05-01 08:00:00"],
-        ["2024-05-01 07:00:00"],
-    ]
-    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
-    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER)
-    listed, emptied, drop, add, *purge = catalog_renderer.queries
-    assert listed == "show partitions spark_windows.pending"
-    # the drop rows alone, from the NULL partition
-    assert parse(emptied).args["where"].sql() == "WHERE window_partition IS NULL AND __sw_role = 'drop'"
-    assert drop == (
-        "alter table spark_windows.sensor_vehicles drop if exists"
-        " partition (window_partition = '2024-05-01 08:00:00'), partition (window_partition = '2024-05-01 07:00:00')"
-    )
-    assert add == (
-        "alter table spark_windows.sensor_vehicles add"
-        f" partition (window_partition = '2024-05-01 08:00:00') location '{FOLDER}/{EIGHT}'"
-    )
-    trash = "spark_windows.sensor_vehicles__trash"
-    assert purge == [
-        f"drop table if exists {trash}",
-        f"create table {trash} (purged int) using parquet partitioned by (folder string)",
-        f"alter table {trash} add partition (folder = 'f1') location '{FOLDER}/{unplaced}'",
-        f"drop table if exists {trash}",
-    ]
-    for statement in purge:
-        parse(statement)
-
-
-def test_a_session_recovery_of_an_earlier_version_lists_the_staging_table_again_before_reading_its_unplaced_rows(
-    catalog_renderer,
+@pytest.mark.parametrize(("table_type", "location"), [("EXTERNAL", FOLDER), ("MANAGED", "file:/w/p")])
+def test_a_session_staging_table_of_a_release_before_0_2_0_is_refused_before_recovery_applies_it(
+    catalog_renderer, table_type, location
 ):
-    catalog_renderer.answers["show partitions spark_windows.pending"] = [
-        [EIGHT],
-        ["window_partition=__HIVE_DEFAULT_PARTITION__"],
-    ]
+    """A session's staging table keeps the partitions its run read as a table property. One
+    written before 0.2.0 has none (its rows of role drop named them): recovery refuses it, naming
+    it, before it changes anything. A fixed window's staging table needs no property."""
+    catalog_renderer.answers["describe formatted spark_windows.pending"] = describe_rows(table_type, location)
+    catalog_renderer.answers["show tblproperties spark_windows.pending"] = [["transient_lastDdlTime", "1714550400"]]
+    catalog_renderer.answers["show partitions spark_windows.pending"] = [[EIGHT]]
     cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION))
-    catalog_renderer.call("_sw_incremental_repoint", cfg, Target(), "spark_windows.pending", FOLDER, True)
-    queries = catalog_renderer.queries
-    emptied = next(index for index, query in enumerate(queries) if query.startswith("select distinct"))
-    # a Spark that listed the staging table before its NULL partition was deleted would read it
-    assert queries[emptied - 1] == "refresh table spark_windows.pending"
+    with pytest.raises(CompilerError) as error:
+        catalog_renderer.call("_sw_incremental_apply", cfg, Target(), Relation("spark_windows.pending"))
+    assert str(error.value) == (
+        "windowed_incremental: spark_windows.pending, the staging table the last committed run of "
+        "spark_windows.sensor_vehicles left to apply, has no table property spark_windows.read_partitions: it was "
+        "written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh to recompute "
+        "every window (the staging table is dropped)."
+    )
+    assert catalog_renderer.queries == [
+        "describe formatted spark_windows.pending",
+        "show tblproperties spark_windows.pending",
+    ]
+    catalog_renderer.queries.clear()
+    fixed = catalog_renderer.call("_sw_incremental_config", Config(GOOD))
+    catalog_renderer.call("_sw_incremental_apply", fixed, Target(), Relation("spark_windows.pending"))
+    assert "show tblproperties spark_windows.pending" not in catalog_renderer.queries
+    assert catalog_renderer.queries[-1].startswith(
+        "alter table spark_windows.sensor_vehicles add" if table_type == "EXTERNAL" else "insert overwrite table"
+    )
 
 
 def hour_us(text: str) -> int:

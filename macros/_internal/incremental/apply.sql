@@ -64,11 +64,11 @@ END
 {#- Step 5 of a write-once run (_sw_incremental_run_folder): the table of windows takes the
     partitions of the staging table, written in `folder`, by metadata. The staged partitions are
     dropped from it first, in one statement, where it holds them, with (sessions) the partitions
-    the run empties (_sw_incremental_emptied; `read`: the partitions the run read, none for a
-    staging table of an earlier version) (the table is managed: Spark deletes each one's folder,
-    the files of its old version), then added at their folders in the run's, in one statement. A
-    reader between the two sees the replaced partitions missing, as a rewrite's reader sees each
-    partition's files replaced. Then the staging table's NULL partition (sessions with
+    the run empties (_sw_incremental_emptied; `read`: the partitions the run read, which a session
+    run always gives) (the table is managed: Spark deletes each one's folder, the files of its old
+    version), then added at their folders in the run's, in one statement. A reader between the
+    two sees the replaced partitions missing, as a rewrite's reader sees each partition's files
+    replaced. Then the staging table's NULL partition (sessions with
     emit='changelog': the rows of role old, which the table never takes) is deleted
     (_sw_incremental_purge_folders). Dropping the staging table after it (an external table)
     keeps the files, now the table's.
@@ -83,16 +83,7 @@ END
         {%- do specs.append(spark_windows._sw_partition_spec(name)) -%}
     {%- endfor -%}
     {%- set held = run_query('show partitions ' ~ target).rows | map(attribute=0) | list if recovering else none -%}
-    {%- set emptied = [] -%}
-    {%- if cfg.session and read is not none -%}
-        {%- set emptied = spark_windows._sw_incremental_emptied(target, read, staged, held) -%}
-    {%- elif cfg.session and unplaced in listed -%}
-        {%- if recovering -%}
-            {#- the NULL partition's folder may be deleted already: a listing this Spark cached would name its files -#}
-            {%- do run_query('refresh table ' ~ pending) -%}
-        {%- endif -%}
-        {%- set emptied = spark_windows._sw_incremental_emptied_by_rows(pending, staged=specs) -%}
-    {%- endif -%}
+    {%- set emptied = spark_windows._sw_incremental_emptied(target, read, staged, held) if cfg.session else [] -%}
     {%- set replaced = [] -%}
     {%- set added = [] -%}
     {%- for name in staged -%}
@@ -188,60 +179,33 @@ END
 {% endmacro %}
 
 
-{#- Sessions, a staging table written by a version before _sw_incremental_read_partitions: the
-    partition specs of the partitions its run read (role drop, their partition in `column`) that
-    no fresh or kept row of the staging table is in. `staged`: the specs of the partitions of a
-    staging table written in a run's folder, whose drop rows lie in its NULL partition (read
-    alone). A staging table older still has its drop rows' partition in window_partition. -#}
-{% macro _sw_incremental_emptied_by_rows(pending, column='__sw_stored_partition', staged=none) %}
-    {%- if staged is none -%}
-        {%- set query = "select distinct cast(__sw_a." ~ column ~ " as string)\nfrom " ~ pending ~ " as __sw_a\n"
-            ~ "left anti join (select window_partition from " ~ pending ~ " where __sw_role in ('fresh', 'kept')) as __sw_b\n"
-            ~ "    on __sw_a." ~ column ~ " = __sw_b.window_partition\nwhere __sw_a.__sw_role = 'drop'" -%}
-    {%- else -%}
-        {%- set query = "select distinct cast(" ~ column ~ " as string)\nfrom " ~ pending
-            ~ "\nwhere window_partition is null and __sw_role = 'drop'" -%}
-    {%- endif -%}
-    {%- set emptied = [] -%}
-    {%- for row in run_query(query).rows -%}
-        {%- set spec = "window_partition = '" ~ row[0] ~ "'" -%}
-        {%- if spec not in (staged or []) -%}
-            {%- do emptied.append(spec) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(emptied) }}
-{% endmacro %}
-
-
 {#- Sessions: drops the partitions a managed staging table empties, after its rows were written
-    into the table (`read`: _sw_incremental_read_partitions; none for a staging table of an
-    earlier version). -#}
+    into the table (`read`: _sw_incremental_read_partitions). -#}
 {% macro _sw_incremental_drop_emptied(cfg, target, pending, read) %}
     {%- if not cfg.session -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- if read is not none -%}
-        {%- set staged = [] -%}
-        {%- for row in run_query("select distinct cast(window_partition as string) from " ~ pending ~ " where __sw_role in ('fresh', 'kept')").rows -%}
-            {%- do staged.append(spark_windows._sw_partition_folder(row[0])) -%}
-        {%- endfor -%}
-        {%- set emptied = spark_windows._sw_incremental_emptied(target, read, staged) -%}
-    {%- else -%}
-        {%- set columns = adapter.get_columns_in_relation(pending) | map(attribute='name') | map('lower') | list -%}
-        {%- set emptied = spark_windows._sw_incremental_emptied_by_rows(pending, '__sw_stored_partition' if '__sw_stored_partition' in columns else 'window_partition') -%}
-    {%- endif -%}
-    {%- do spark_windows._sw_incremental_drop_partitions(target, emptied) -%}
+    {%- set staged = [] -%}
+    {%- for row in run_query("select distinct cast(window_partition as string) from " ~ pending ~ " where __sw_role in ('fresh', 'kept')").rows -%}
+        {%- do staged.append(spark_windows._sw_partition_folder(row[0])) -%}
+    {%- endfor -%}
+    {%- do spark_windows._sw_incremental_drop_partitions(target, spark_windows._sw_incremental_emptied(target, read, staged)) -%}
 {% endmacro %}
 
 
-{#- What _sw_incremental_read_partitions gave the run that wrote the staging table `pending`, read
-    back from its properties; none for a staging table written by a version before that
-    property (its rows of role drop name the partitions read: _sw_incremental_emptied_by_rows). -#}
-{% macro _sw_incremental_staged_read(pending) %}
-    {%- for row in run_query('show tblproperties ' ~ pending).rows if row[0] == spark_windows._sw_incremental_read_key() -%}
+{#- What _sw_incremental_read_partitions gave the session run that wrote the staging table
+    `pending`, read back from its properties. A staging table without that property was written
+    by a release older than 0.2.0 (its rows of role drop named the partitions read): it is
+    refused before anything changes, with a message asking for --full-refresh, which drops it. -#}
+{% macro _sw_incremental_staged_read(target, pending) %}
+    {%- set key = spark_windows._sw_incremental_read_key() -%}
+    {%- for row in run_query('show tblproperties ' ~ pending).rows if row[0] == key -%}
         {{ return(fromjson(row[1])) }}
     {%- endfor -%}
-    {{ return(none) }}
+    {{ exceptions.raise_compiler_error(
+        "windowed_incremental: " ~ pending ~ ", the staging table the last committed run of " ~ target
+        ~ " left to apply, has no table property " ~ key ~ ": it was written by a spark_windows release older than 0.2.0. "
+        ~ "Run the model once with --full-refresh to recompute every window (the staging table is dropped).") }}
 {% endmacro %}
 
 
@@ -249,10 +213,12 @@ END
     written in a run's folder (an external table) by re-pointing the table's partitions at it
     (_sw_incremental_repoint, checking which already are); a managed one by a dynamic INSERT
     OVERWRITE of the partitions it has rows for (_sw_incremental_overwrite_sql), then, for
-    sessions, dropping the partitions it empties. Every step can be repeated. -#}
+    sessions, dropping the partitions it empties. Every step can be repeated. A session's staging
+    table is first read for the partitions its run read (_sw_incremental_staged_read), which
+    refuses one a release older than 0.2.0 wrote: nothing has changed yet. -#}
 {% macro _sw_incremental_apply(cfg, target, pending) %}
     {%- set staged = spark_windows._sw_describe_table(pending) -%}
-    {%- set read = spark_windows._sw_incremental_staged_read(pending) if cfg.session else none -%}
+    {%- set read = spark_windows._sw_incremental_staged_read(target, pending) if cfg.session else none -%}
     {%- if staged.type == 'EXTERNAL' -%}
         {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, staged.location, recovering=true, read=read) -%}
     {%- else -%}

@@ -2,13 +2,6 @@
     committed runs of a run with nothing new, and the compaction of the state table. -#}
 
 
-{#- A state table written before some of its columns existed gets them (`columns`: names of
-    string columns). -#}
-{% macro _sw_incremental_add_state_columns_sql(state_table, columns) -%}
-alter table {{ state_table }} add columns ({% for column in columns %}{{ column }} string{{ ', ' if not loop.last }}{% endfor %})
-{%- endmacro %}
-
-
 {#- Step 4, the commit: one row in the state table. From it on the run counts as done; a crash
     after it is finished by the next run's recovery, which applies `pending` again.
     windows_updated: how many windows of the staging table the run's new rows changed (an

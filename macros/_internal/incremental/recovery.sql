@@ -8,9 +8,15 @@
     applied again (its rewrite may not have finished); any other staging table, and the late and
     changelog rows of the batch after the last commit, belong to a run that did not commit and
     are dropped. With no commit (first run, --full-refresh, or a first run that crashed) every
-    table of the model starts again. -#}
+    table of the model starts again. Before anything changes, the last commit's session time zone
+    is checked, and so are the committer option of the tables the run writes into
+    (_sw_incremental_check_committer_option) and (in _sw_incremental_apply) the staging table to
+    apply again: tables written by a release older than 0.2.0 are refused. -#}
 {% macro _sw_incremental_recover(cfg, target, tables, state) %}
     {%- do spark_windows._sw_incremental_check_stored_zone(cfg, target, state) -%}
+    {%- if state.batch_id > 0 -%}
+        {%- do spark_windows._sw_incremental_check_committer_option(cfg, tables) -%}
+    {%- endif -%}
     {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
     {%- if state.batch_id > 0 -%}
         {#- A run writes late and changelog rows only after its staging table exists, which marks
@@ -32,25 +38,32 @@
 
 {#- The last row of the state table:
     {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint,
-    config (the settings as JSON text; none from a state table older than that column),
-    missing_columns (the columns config and arrival_counts, where the state table was written
-    before they existed), session (the Spark session's time zone and release, asked in the same
-    query for _sw_incremental_check_session; none when no state row was read)}; batch_id 0 with
-    --full-refresh, or when the model's relation is not a table. A table of windows written before revision and timing existed is refused. -#}
+    config (the settings as JSON text), session (the Spark session's time zone and release, asked
+    in the same query for _sw_incremental_check_session; none when no state row was read)};
+    batch_id 0 with --full-refresh, or when the model's relation is not a table. Tables written by
+    a release older than 0.2.0 are refused before anything changes, with a message asking for
+    --full-refresh: a state table without the config and arrival_counts columns (before it is
+    read), and a table of windows written before revision and timing existed. Stored layouts are
+    upgraded only from the last release, 0.2.0, whose layout is the current one: nothing to
+    upgrade. -#}
 {% macro _sw_incremental_read_state(target, tables, full_refresh) %}
     {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none,
-        'config': none, 'missing_columns': [], 'session': none} -%}
+        'config': none, 'session': none} -%}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set existing_state = adapter.get_relation(target.database, target.schema, tables.state.identifier) -%}
     {%- if full_refresh or existing_state is none or (existing is not none and not existing.is_table) -%}
         {{ return(state) }}
     {%- endif -%}
-    {%- set state_columns = spark_windows._sw_column_names(existing_state) -%}
-    {%- set config_column = 'config' in state_columns -%}
+    {%- set missing = ['config', 'arrival_counts'] | reject('in', spark_windows._sw_column_names(existing_state)) | list -%}
+    {%- if missing -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: " ~ tables.state ~ " has no " ~ missing | join(' and ') ~ " column" ~ ('s' if missing | length > 1 else '')
+            ~ ": it was written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh to "
+            ~ "recompute every window.") }}
+    {%- endif -%}
     {%- set rows = run_query(
         'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, '
-        ~ ('config' if config_column else 'cast(null as string)') ~ ', current_timezone(), version() from '
-        ~ tables.state ~ ' order by batch_id desc limit 1').rows -%}
+        ~ 'config, current_timezone(), version() from ' ~ tables.state ~ ' order by batch_id desc limit 1').rows -%}
     {%- if rows | length == 0 -%}
         {{ return(state) }}
     {%- endif -%}
@@ -63,7 +76,6 @@
         'pending': row[4],
         'fingerprint': row[5],
         'config': row[6],
-        'missing_columns': ['config', 'arrival_counts'] | reject('in', state_columns) | list,
         'session': [row[7], row[8]],
     }) -%}
     {%- if existing is not none and 'revision' not in spark_windows._sw_column_names(existing) -%}

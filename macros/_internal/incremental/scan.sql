@@ -86,13 +86,13 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
     when no row has one, input_rows and processed_rows none when the run checks no arrivals.
     arrival_counts: the new rows per hour of ingestion time as JSON text {"<hour us>": rows}
     (none with input_file_col, whose listing counts the rows per file). By ingestion time a run
-    checks its arrivals (_sw_incremental_check_arrivals) once a commit with arrival counts
-    exists: the scan then also counts the input and what was processed. `scanned`: the scan's
-    rows where the listing of new files (input_file_col) made them already; no query then.
+    checks its arrivals (_sw_incremental_check_arrivals) once a commit exists: the scan then also
+    counts the input and what was processed. `scanned`: the scan's rows where the listing of new
+    files (input_file_col) made them already; no query then.
     `before`: statements sent with the scan (_sw_incremental_ask), such as a session run's
     caching of its batch, which the scan reads first. -#}
 {% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none, scanned=none, session=none, before=[]) %}
-    {%- set checked = state.batch_id > 0 and 'arrival_counts' not in state.missing_columns -%}
+    {%- set checked = state.batch_id > 0 -%}
     {%- set summary = {'input_rows': none, 'processed_rows': none} -%}
     {%- set hours = [] -%}
     {%- set counts = {} -%}
@@ -129,17 +129,15 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
     rows landed at or below that time after a run read the input, or were removed from it
     (retention); only then does the run compare hour by hour (_sw_incremental_arrival_check_sql),
     which reads the ingestion time of every row. Returns this run's arrival counts (JSON text) for
-    its commit. A state table without arrival counts (written before they existed) checks nothing
-    once: that run counts every row as processed. -#}
+    its commit. -#}
 {% macro _sw_incremental_check_arrivals(cfg, model_sql, state_table, state, summary, batch_view=none) %}
-    {%- set first_counted = state.batch_id > 0 and 'arrival_counts' in state.missing_columns -%}
-    {%- if not first_counted and (summary.input_rows is none
-        or summary.input_rows == summary.processed_rows + summary.new_rows - summary.rows_without_ingestion_time) -%}
+    {%- if summary.input_rows is none
+        or summary.input_rows == summary.processed_rows + summary.new_rows - summary.rows_without_ingestion_time -%}
         {{ return(summary.arrival_counts) }}
     {%- endif -%}
     {%- set until_us = [state.ingestion_us, summary.max_ingestion_us] | reject('none') | list -%}
     {%- set row = run_query(spark_windows._sw_incremental_arrival_check_sql(cfg, model_sql, state_table,
-        none if first_counted else state.ingestion_us, until_us | max if until_us else none)).rows[0] -%}
+        state.ingestion_us, until_us | max if until_us else none)).rows[0] -%}
     {%- if row[0] | int > 0 -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(
@@ -158,9 +156,9 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
 {#- The rows of the input at or below the run's newest ingestion time (`until_us`), counted per
     hour of ingestion time, against what the committed runs processed in each hour (the state's
     arrival_counts). `after_us`: the newest ingestion time a committed run processed; rows at or
-    below it that no run processed are the input's unprocessed rows. With `after_us` none (a
-    first run, or the first run with arrival counts) no row is checked and every row is counted
-    as this run's. Rows the committed runs processed that the input no longer holds (retention)
+    below it that no run processed are the input's unprocessed rows. With `after_us` none (no
+    committed run processed an ingestion time) no row is checked and every row is counted as
+    this run's. Rows the committed runs processed that the input no longer holds (retention)
     are removed rows. Returns one row: unprocessed_rows; processed_until, first_hour and last_hour
     (after_us and the hours holding unprocessed rows, as text in the session's time zone); and
     this run's arrival counts as JSON ({"<hour us>": rows}): per hour, its own rows less the

@@ -115,25 +115,32 @@ where false
 {%- endmacro %}
 
 
-{#- The statements that go before a run's first write (step 3): a late, changelog or state table
-    that an earlier version of spark_windows created without the committer option
-    (_sw_commit_algorithm_option) gets it, once. What dbt listed when it started tells which tables hold it (_sw_cached_table); a table
-    it did not list is created by the run, with the option; one it holds without its text gets
-    the option again (the statement can be repeated). -#}
-{% macro _sw_incremental_commit_algorithm_sql(tables) %}
+{#- Step 1, before anything changes: the tables the run writes into with the committer option
+    (_sw_commit_algorithm_option: the late and state tables, and the changelog with
+    emit='changelog') must hold it. A release older than 0.2.0 created them without it; such a
+    table is refused, with a message asking for --full-refresh (which creates them again, with the
+    option). What dbt listed when it started tells which tables hold it (_sw_cached_table): a table
+    it listed without its text cannot be told and is let through, one it did not list is created
+    by the run, with the option. Returns nothing; sends no statement. -#}
+{% macro _sw_incremental_check_committer_option(cfg, tables) %}
     {%- set option = spark_windows._sw_commit_algorithm_option() -%}
     {%- set held = option | replace("'", '') | replace(' ', '') -%}
     {#- `held`: the option as the listing names it, key=value -#}
-    {%- set statements = [] -%}
-    {%- for name in ['late', 'changelog', 'state'] -%}
-        {%- set relation = tables[name] -%}
-        {%- set listed = adapter.get_relation(relation.database, relation.schema, relation.identifier) is not none -%}
-        {%- set cached = spark_windows._sw_cached_table(relation) if listed else none -%}
-        {%- if listed and (cached is none or held not in cached.storage_properties) -%}
-            {%- do statements.append('alter table ' ~ relation ~ ' set serdeproperties (' ~ option ~ ')') -%}
+    {%- set lacking = [] -%}
+    {%- for name in ['late', 'changelog', 'state'] if name != 'changelog' or cfg.changelog -%}
+        {%- set cached = spark_windows._sw_cached_table(tables[name]) -%}
+        {%- if cached is not none and held not in cached.storage_properties -%}
+            {%- do lacking.append(tables[name] | string) -%}
         {%- endif -%}
     {%- endfor -%}
-    {{ return(statements) }}
+    {%- if lacking -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: " ~ (lacking[:-1] | join(', ') ~ ' and ' if lacking | length > 1 else '') ~ lacking[-1]
+            ~ (" has" if lacking | length == 1 else " have")
+            ~ " no table option " ~ option ~ ": " ~ ("it was" if lacking | length == 1 else "they were")
+            ~ " written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh to recompute "
+            ~ "every window in tables created with it.") }}
+    {%- endif -%}
 {% endmacro %}
 
 
