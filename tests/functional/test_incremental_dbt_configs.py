@@ -6,7 +6,8 @@ A throwaway project in a temporary folder installs spark_windows as a package an
 small model; its input is four rows written in the model, arriving at 08:01, 08:02, 08:03 and
 08:04 (and, in one test, one more that lands after the run of 08:02 with the ingestion time
 08:01:30).
-One test adds a session model for its own runs: a merge that empties a partition.
+Two tests add a session model for their own runs: a merge that empties a partition, and a
+staging table of a release before 0.2.0 left for recovery.
 """
 
 from __future__ import annotations
@@ -194,9 +195,13 @@ def test_grants_are_applied_to_each_kept_table(project):
     assert "GRANT is not valid" in shown or "SHOW GRANTS" in shown.upper(), shown[-3000:]
 
 
-def test_a_state_table_from_before_the_config_column_still_works(project):
-    """A state table written before the settings were stored: the refusal falls back to the
-    general message; a run with unchanged settings commits and adds the column."""
+OLDER = "it was written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh"
+
+
+def test_a_state_table_of_a_release_before_0_2_0_is_refused_until_a_full_refresh(project):
+    """A state table as 0.1.0 wrote it, without the config and arrival_counts columns: layouts
+    are upgraded only from the last release (0.2.0), so the run is refused, naming the table,
+    before it changes anything; a --full-refresh starts the state again with every column."""
     spark = project["spark"]()
     state = f"{SCHEMA}.page_clicks__state"
     columns = "batch_id, max_ingestion_time, max_event_time, watermark, new_rows, late_rows, windows_updated, "
@@ -209,25 +214,31 @@ def test_a_state_table_from_before_the_config_column_still_works(project):
         pending_table string, config_fingerprint string) using parquet"""
     )
     spark.createDataFrame(rows, spark.table(state).schema).write.insertInto(state)
+    windows = f"select page, cast(window_start as string), clicks from {SCHEMA}.page_clicks order by 1, 2"
+    before = sql(project, windows)
 
-    shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False, delay="5 minutes")
+    shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False)
     assert (
-        "windowed_incremental: the window, group_by, aggregates, time columns, delays, partition_size or emit of "
-        f"{SCHEMA}.page_clicks changed since its last run" in shown
+        f"windowed_incremental: {state} has no config and arrival_counts columns: {OLDER} to recompute every window."
+        in shown
     ), shown[-3000:]
+    # the refused run changed nothing: no column added, no commit, no window, no staging table
+    assert [field.name for field in spark.table(state).schema] == columns.split(", ")
+    assert sorted(sql(project, f"select * from {state}")) == sorted(rows)
+    assert sql(project, windows) == before
+    assert not sql(project, f"show tables in {SCHEMA} like 'page_clicks__pending_*'")
 
-    run(project, "2024-05-01 08:03:00")
-    stored = sql(project, f"select batch_id, config from {state} order by batch_id")
-    assert [row[0] for row in stored] == [1, 2, 3] and all(row[1] is None for row in stored[:2])
-    settings = json.loads(stored[-1][1])
+    run(project, "2024-05-01 08:03:00", full_refresh=True)
+    stored = sql(project, f"select batch_id, config, arrival_counts from {state} order by batch_id")
+    assert [row[0] for row in stored] == [1]
+    settings = json.loads(stored[0][1])
     assert settings["watermark_delay"] == "0 seconds" and settings["group_by"] == ["page"]
-    # the run that adds the arrival counts counts every row so far as processed (none before it)
-    counts = sql(project, f"select arrival_counts from {state} order by batch_id")
-    assert [row[0] for row in counts[:2]] == [None, None]
-    assert json.loads(counts[-1][0]) == {str(hour_us("2024-05-01 08:00")): 3}
+    # the rows of 08:01, 08:02 and 08:03, all in the hour of 08:00
+    assert json.loads(stored[0][2]) == {str(hour_us("2024-05-01 08:00")): 3}
     assert settings["window"] == {"type": "tumble", "size": "1 minute"}
     # quotes in the settings survive the SQL literal
     assert settings["aggregates"] == {"clicks": "count(*)", "home_clicks": "count_if(page = 'home')"}
+    assert sql(project, windows) == [("cart", "2024-05-01 08:02:00", 1), ("home", "2024-05-01 08:00:00", 2)]
 
 
 def hour_us(text: str) -> int:
@@ -458,6 +469,61 @@ def test_a_merge_that_moves_a_session_into_a_later_partition_empties_its_old_one
     assert not [text for text in statements if "page_sessions__trash" in text]
 
 
+def test_a_session_staging_table_of_a_release_before_0_2_0_is_refused_until_a_full_refresh(project):
+    """A session run's staging table keeps the partitions the run read as a table property
+    (spark_windows.read_partitions); one a release before 0.2.0 wrote has none. A run stopped
+    after its commit, before its apply, leaves its staging table for the next run to apply: with
+    the property removed, as such a release left it, the next run is refused, naming it, before it
+    changes anything; a --full-refresh drops it and computes the sessions again."""
+    model = project["root"] / "models" / "page_sessions.sql"
+    model.write_text(SESSION_MODEL)
+    table = f"{SCHEMA}.page_sessions"
+    sessions = f"select page, cast(window_start as string), cast(window_end as string), clicks from {table}"
+    warehouse = types.SimpleNamespace(rows=lambda query: sql(project, query))
+
+    def run_sessions(until: str, *extra: str, expect_pass: bool = True) -> str:
+        shown = []
+        result = run_dbt(
+            ["run", "--select", "page_sessions", *extra],
+            expect_pass,
+            project["root"],
+            [lambda event: shown.append(str(event.info.msg))],
+            inputs(project, until),
+        )
+        return "\n".join([str(result.exception), *shown])
+
+    def batches() -> list[int]:
+        return [row[0] for row in sql(project, f"select batch_id from {table}__state order by batch_id")]
+
+    def staging_tables() -> list[str]:
+        return [row[1] for row in sql(project, f"show tables in {SCHEMA} like 'page_sessions__pending_*'")]
+
+    try:
+        run_sessions("2024-05-01 08:01:00", "--full-refresh")
+        # stopped after its commit, before the table drops the partitions it replaces
+        with StopAt(warehouse, "page_sessions", r"alter table [`\w.]*page_sessions`? drop if exists"):
+            run_sessions("2024-05-01 08:02:00", expect_pass=False)
+        assert batches() == [1, 2]
+        (pending,) = staging_tables()
+        sql(project, f"alter table {SCHEMA}.{pending} unset tblproperties ('spark_windows.read_partitions')")
+        before = (sql(project, sessions), sql(project, f"show partitions {table}"))
+
+        shown = run_sessions("2024-05-01 08:02:00", expect_pass=False)
+        assert (
+            f"windowed_incremental: {SCHEMA}.{pending}, the staging table the last committed run of {table} left to "
+            f"apply, has no table property spark_windows.read_partitions: {OLDER}" in shown
+        ), shown[-3000:]
+        assert (sql(project, sessions), sql(project, f"show partitions {table}")) == before
+        assert batches() == [1, 2] and staging_tables() == [pending]
+
+        run_sessions("2024-05-01 08:02:00", "--full-refresh")
+    finally:
+        model.unlink()
+    assert batches() == [1] and staging_tables() == []
+    assert sql(project, sessions) == [("home", "2024-05-01 07:57:00", "2024-05-01 08:01:30", 3)]
+    assert sql(project, f"show partitions {table}") == [("window_partition=2024-05-01 08%3A00%3A00",)]
+
+
 def plant_committed_task(table_dir, source_file, partition: str = "") -> None:
     """What a write killed between its task commit and its job commit leaves with Hadoop's
     FileOutputCommitter (algorithm 1): a task's files under `<table>/_temporary/0/task_.../`,
@@ -468,30 +534,32 @@ def plant_committed_task(table_dir, source_file, partition: str = "") -> None:
     (task / "part-00000-0badc0de-0000-4000-8000-000000000000.c000.snappy.parquet").write_bytes(source_file.read_bytes())
 
 
-@pytest.mark.parametrize(
-    "earlier_tables", [False, True], ids=["tables_of_this_version", "tables_of_an_earlier_version"]
-)
-def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(project, earlier_tables):
-    """A kill between a write's task commit and its job commit leaves committed task files in the
-    table's `_temporary` folder. The next run's writes to the changelog, late and state tables
-    must not take them in: they would be a second copy of a batch's changelog rows, or a second
-    commit row of a batch naming a staging table that no longer exists. Also with tables an
-    earlier version created without the committer option (set here to Spark's default
-    algorithm, 1): the run gives it to them before it writes."""
+COMMITTER_OPTION = "mapreduce.fileoutputcommitter.algorithm.version"
+
+
+def plant_killed_writes(project: dict) -> None:
+    """After runs of 08:01 and 08:02: what writes killed between their task and job commits left
+    in the changelog folder (batch 2's changelog file, as batch 3's) and the state folder (a
+    copy of its file)."""
     lake = project["lake"]
-    state = f"{SCHEMA}.page_clicks__state"
-    option = "mapreduce.fileoutputcommitter.algorithm.version"
-    run(project, "2024-05-01 08:01:00", full_refresh=True)
-    run(project, "2024-05-01 08:02:00")
-    if earlier_tables:
-        for table in ["page_clicks__changelog", "page_clicks__state", "page_clicks__late"]:
-            sql(project, f"alter table {SCHEMA}.{table} set serdeproperties ('{option}' = '1')")
     # batch 2 changelog: -U and +U of home's window; its file, planted as batch 3's
     changelog_file = next((lake / "page_clicks__changelog" / "batch_id=2").glob("part-*.parquet"))
     plant_committed_task(lake / "page_clicks__changelog", changelog_file, "batch_id=3")
     state_file = next((lake / "page_clicks__state").glob("part-*.parquet"))
     plant_committed_task(lake / "page_clicks__state", state_file)
-    algorithm = f"set {option}"
+
+
+def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(project):
+    """A kill between a write's task commit and its job commit leaves committed task files in the
+    table's `_temporary` folder. The next run's writes to the changelog, late and state tables
+    must not take them in: they would be a second copy of a batch's changelog rows, or a second
+    commit row of a batch naming a staging table that no longer exists."""
+    lake = project["lake"]
+    state = f"{SCHEMA}.page_clicks__state"
+    run(project, "2024-05-01 08:01:00", full_refresh=True)
+    run(project, "2024-05-01 08:02:00")
+    plant_killed_writes(project)
+    algorithm = f"set {COMMITTER_OPTION}"
     before = sql(project, algorithm)
 
     run(project, "2024-05-01 08:03:00")
@@ -503,8 +571,48 @@ def test_files_a_killed_write_left_in_a_table_folder_never_join_the_next_run(pro
         assert not (lake / table / "_temporary").exists(), table
     # the tables hold the option; the session's own setting is as it was
     for table in ["page_clicks__changelog", "page_clicks__state", "page_clicks__late"]:
-        assert f"{option}=2" in table_info(project, table)["Storage Properties"], table
+        assert f"{COMMITTER_OPTION}=2" in table_info(project, table)["Storage Properties"], table
     assert sql(project, algorithm) == before
+
+
+def test_tables_of_a_release_before_0_2_0_without_the_committer_option_are_refused_until_a_full_refresh(project):
+    """Late, changelog and state tables as a release before 0.2.0 created them, without the
+    committer option (set here to Spark's default algorithm, 1), with a killed write's files in
+    their folders: the run is refused, naming them, before it changes anything (it writes no
+    table, so the killed writes' files stay where they are); a --full-refresh creates them again
+    with the option, and none of those files joins them."""
+    lake = project["lake"]
+    state = f"{SCHEMA}.page_clicks__state"
+    changelog = f"select batch_id, op, page, clicks from {SCHEMA}.page_clicks__changelog order by 1, 2, 3"
+    run(project, "2024-05-01 08:01:00", full_refresh=True)
+    run(project, "2024-05-01 08:02:00")
+    tables = ["page_clicks__late", "page_clicks__changelog", "page_clicks__state"]
+    for table in tables:
+        sql(project, f"alter table {SCHEMA}.{table} set serdeproperties ('{COMMITTER_OPTION}' = '1')")
+    plant_killed_writes(project)
+    changes = sql(project, changelog)
+
+    shown, _ = run(project, "2024-05-01 08:03:00", expect_pass=False)
+    assert (
+        f"windowed_incremental: {SCHEMA}.page_clicks__late, {SCHEMA}.page_clicks__changelog and {SCHEMA}.page_clicks__state "
+        f"have no table option '{COMMITTER_OPTION}' = '2': they were written by a spark_windows release older than "
+        "0.2.0. Run the model once with --full-refresh" in shown
+    ), shown[-3000:]
+    assert [row[0] for row in sql(project, f"select batch_id from {state} order by batch_id")] == [1, 2]
+    assert sql(project, changelog) == changes
+    for table in tables:
+        assert f"{COMMITTER_OPTION}=1" in table_info(project, table)["Storage Properties"], table
+    for table in ["page_clicks__changelog", "page_clicks__state"]:
+        assert (lake / table / "_temporary").exists(), table
+
+    run(project, "2024-05-01 08:03:00", full_refresh=True)
+    assert [row[0] for row in sql(project, f"select batch_id from {state} order by batch_id")] == [1]
+    # home 08:00 (08:00:10, 08:00:40) and cart 08:02 (08:02:30), hand-computed
+    assert sql(project, changelog) == [(1, "+I", "cart", 1), (1, "+I", "home", 2)]
+    for table in tables:
+        assert f"{COMMITTER_OPTION}=2" in table_info(project, table)["Storage Properties"], table
+    for table in ["page_clicks__changelog", "page_clicks__state"]:
+        assert not (lake / table / "_temporary").exists(), table
 
 
 def test_the_state_table_is_compacted_and_a_compaction_stopped_anywhere_is_finished_by_the_next(project):
