@@ -165,7 +165,7 @@ def test_window_deduplicate_matches_the_python_ranking(spark, renderer, rows, ke
 
 
 def test_rollup_gives_the_same_rows_as_the_grouping_sets_example(warehouse):
-    """The README says `group by window_start, window_end, rollup (venue)` equals the example's
+    """docs/guides/patterns.md says `group by window_start, window_end, rollup (venue)` equals the example's
     grouping sets ((venue), ()); the example itself equals a hand-computed seed."""
     schema = warehouse.schema
     rollup = f"""
