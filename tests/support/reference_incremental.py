@@ -2,8 +2,8 @@
 
 Written from the rules in docs/guides/windowed_incremental.md, independent of the SQL: one run is
 one micro-batch of the rows whose ingestion time lies after the last processed one; the watermark
-is the largest event
-time seen so far minus the delay, and a run judges its rows by the watermark of the previous run;
+is the largest event time seen so far minus the delay, and a run judges its rows by the watermark
+of the previous run;
 a window is expired when window_end + allowed_lateness <= that watermark; a row with at least one
 live window recomputes all its live windows in full from every row ingested so far; a row whose
 windows all expired goes to the late table; is_final = window_end + lateness <= the watermark
