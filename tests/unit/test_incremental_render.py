@@ -10,6 +10,7 @@ import types
 
 import pytest
 import sqlglot
+from fake_dbt import Config
 from sqlglot import exp
 
 from dev.macro_renderer import CompilerError, MacroRenderer, Relation
@@ -33,14 +34,6 @@ WINDOWS = {
     "cumulate": {"type": "cumulate", "step": "1 minute", "size": "1 hour"},
 }
 MODEL_SQL = "select sensor_id, reading_ts, car_count, ingested_at from spark_windows.raw_sensor_readings"
-
-
-class Config:
-    def __init__(self, values: dict):
-        self.values = values
-
-    def get(self, key, default=None):
-        return self.values.get(key, default)
 
 
 class Target:

@@ -24,6 +24,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from fake_dbt import Config
 
 from dev.macro_renderer import MacroRenderer
 
@@ -91,16 +92,6 @@ SCAN = [
 # the touch query of a session run (as test_incremental_render.py's session_renderer answers it):
 # two stored sessions touched, from 08:05 to 08:25, no row late by touch
 TOUCH = [["touched_sessions", 2, T0 + 5 * MINUTE, T0 + 25 * MINUTE], ["late_rows", 0, None, None]]
-
-
-class Config:
-    """dbt's `config` as the materialization reads it."""
-
-    def __init__(self, values: dict):
-        self.values = values
-
-    def get(self, key, default=None):
-        return self.values.get(key, default)
 
 
 class Relation:

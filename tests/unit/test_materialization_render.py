@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from fake_dbt import Config
 
 from dev.macro_renderer import CompilerError, MacroRenderer
 
@@ -23,16 +24,6 @@ GOOD = {
     "aggregates": {"vehicles": "sum(car_count)"},
     "watermark_delay": "5 minutes",
 }
-
-
-class Config:
-    """dbt's `config` as the materialization reads it."""
-
-    def __init__(self, values: dict):
-        self.values = values
-
-    def get(self, key, default=None):
-        return self.values.get(key, default)
 
 
 def dbt_context(values: dict, calls: list[str]) -> dict:
