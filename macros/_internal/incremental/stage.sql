@@ -78,6 +78,19 @@ insert overwrite table {{ relation }} partition (batch_id = {{ batch_id }}) by n
 {%- endmacro %}
 
 
+{#- The columns both families give each window they stage after its keys, bounds and aggregates:
+    is_final (its end plus allowed_lateness passed by the run's watermark; false before the first
+    watermark), then its emission (_sw_incremental_firing_columns). -#}
+{% macro _sw_incremental_final_columns(cfg, plan) -%}
+    {%- if plan.watermark_us is none -%}
+    false as is_final,
+    {%- else -%}
+    unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
+    {%- endif %}
+    {{ spark_windows._sw_incremental_firing_columns(cfg) }}
+{%- endmacro %}
+
+
 {#- The columns _sw_incremental_emission_sql adds, in the order the staging tables keep them. -#}
 {% macro _sw_incremental_firing_columns(cfg) -%}
     revision, timing, {{ 'watermark_passed, ' if cfg.on_watermark }}__sw_shown, __sw_old_shown, __sw_emit

@@ -95,12 +95,7 @@ __sw_next as (
 
 select
     {{ columns | join(',\n    ') }},
-    {%- if plan.watermark_us is none %}
-    false as is_final,
-    {%- else %}
-    unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
-    {%- endif %}
-    {{ spark_windows._sw_incremental_firing_columns(cfg) }},
+    {{ spark_windows._sw_incremental_final_columns(cfg, plan) }},
     __sw_fresh_window,
     {{ spark_windows._sw_incremental_partition(cfg) }} as window_partition
 from (

@@ -425,12 +425,7 @@ __sw_next as (
 {% macro _sw_incremental_session_next_rows(cfg, plan) -%}
 select
     {{ spark_windows._sw_incremental_session_columns(cfg) }},
-    {%- if plan.watermark_us is none %}
-    false as is_final,
-    {%- else %}
-    unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }} as is_final,
-    {%- endif %}
-    {{ spark_windows._sw_incremental_firing_columns(cfg) }},
+    {{ spark_windows._sw_incremental_final_columns(cfg, plan) }},
     __sw_role,
     __sw_role = 'fresh' as __sw_fresh_window,
     {{ spark_windows._sw_incremental_partition(cfg, 'window_end') }} as window_partition
