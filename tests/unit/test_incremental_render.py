@@ -10,7 +10,7 @@ import types
 
 import pytest
 import sqlglot
-from fake_dbt import Config
+from fake_dbt import SESSION_CONFIG, TUMBLE_CONFIG, Config
 from sqlglot import exp
 
 from dev.macro_renderer import CompilerError, MacroRenderer, Relation
@@ -19,15 +19,7 @@ from dev.project import PROJECT_DIR
 pytestmark = pytest.mark.fast
 
 MINUTE = 60_000_000
-GOOD = {
-    "time_col": "reading_ts",
-    "ingestion_time_col": "ingested_at",
-    "window": {"type": "tumble", "size": "1 minute"},
-    "group_by": ["sensor_id"],
-    "aggregates": {"vehicles": "sum(car_count)", "readings": "count(*)"},
-    "watermark_delay": "5 minutes",
-    "allowed_lateness": "10 minutes",
-}
+GOOD = TUMBLE_CONFIG
 WINDOWS = {
     "tumble": {"type": "tumble", "size": "1 minute"},
     "hop": {"type": "hop", "slide": "1 minute", "size": "5 minutes", "offset": "30 seconds"},
@@ -901,16 +893,7 @@ def test_plan_times_follow_the_semantics(incremental_renderer):
     )
 
 
-SESSION = {
-    **GOOD,
-    "time_col": "click_ts",
-    "window": {"type": "session", "gap": "10 minutes"},
-    "group_by": ["user_id"],
-    "aggregates": {"clicks": "count(*)", "revenue": "sum(amount)"},
-    "allowed_lateness": "20 minutes",
-    "emit": "changelog",
-    "partition_size": "1 hour",
-}
+SESSION = SESSION_CONFIG
 SESSION_SQL = "select user_id, click_ts, amount, ingested_at from spark_windows.raw_clicks"
 HOUR = 60 * MINUTE
 

@@ -24,7 +24,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from fake_dbt import Config
+from fake_dbt import SESSION_CONFIG, TUMBLE_CONFIG, Config
 
 from dev.macro_renderer import MacroRenderer
 
@@ -36,26 +36,7 @@ MINUTE = 60_000_000
 T0 = 1_714_550_400_000_000  # 2024-05-01 08:00 UTC
 RUN_STARTED_AT = datetime.datetime(2024, 5, 1, 9, 0, tzinfo=datetime.timezone.utc)
 
-# the models of tests/unit/test_incremental_render.py (GOOD and SESSION)
-TUMBLE = {
-    "time_col": "reading_ts",
-    "ingestion_time_col": "ingested_at",
-    "window": {"type": "tumble", "size": "1 minute"},
-    "group_by": ["sensor_id"],
-    "aggregates": {"vehicles": "sum(car_count)", "readings": "count(*)"},
-    "watermark_delay": "5 minutes",
-    "allowed_lateness": "10 minutes",
-}
-SESSION = {
-    **TUMBLE,
-    "time_col": "click_ts",
-    "window": {"type": "session", "gap": "10 minutes"},
-    "group_by": ["user_id"],
-    "aggregates": {"clicks": "count(*)", "revenue": "sum(amount)"},
-    "allowed_lateness": "20 minutes",
-    "emit": "changelog",
-    "partition_size": "1 hour",
-}
+TUMBLE, SESSION = TUMBLE_CONFIG, SESSION_CONFIG
 MODELS = {
     "tumble": (
         "sensor_vehicles",
