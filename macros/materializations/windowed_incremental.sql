@@ -38,8 +38,7 @@
            rewrite did not complete and discard an uncommitted one. -#}
     {%- set last = spark_windows._sw_incremental_read_state(target, tables, should_full_refresh()) -%}
     {%- set session = spark_windows._sw_incremental_check_session(cfg, sql, last.session) -%}
-    {%- do cfg.update({'session_time_zone': session.time_zone}) -%}
-    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, last) -%}
+    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, last, session.time_zone) -%}
     {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
         {%- set stored_settings = fromjson(state.config) if state.config else none -%}
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
@@ -53,8 +52,12 @@
            refused. -#}
     {%- if cfg.file_col is not none -%}
         {%- set listing = spark_windows._sw_incremental_list_files(cfg, sql, tables.state if state.batch_id > 0 else none, state) -%}
-        {%- do state.update({'run_files': listing.files, 'processed_files': listing.processed,
-            'state_table': tables.state if state.batch_id > 0 else none}) -%}
+        {#- from here on the run reads the last commit with the files it reads (a new dict:
+            recovery's state stays as read) -#}
+        {%- set files = {'run_files': listing.files, 'processed_files': listing.processed,
+            'state_table': tables.state if state.batch_id > 0 else none} -%}
+        {%- set state = state.copy() -%}
+        {%- do state.update(files) -%}
     {%- endif -%}
     {%- set batch_view = spark_windows._sw_incremental_batch_view(cfg, target) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, tables.state, batch_view,
@@ -135,7 +138,7 @@
                after it is finished by the next run's step 1. -#}
         {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
             spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders)) -%}
-        {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts)) -%}
+        {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts, session.time_zone)) -%}
 
         {#- 5. Apply: the table takes the staged partitions, by metadata from the run's folder or
                by a rewrite, then the staging table is dropped. The last statement sent is the

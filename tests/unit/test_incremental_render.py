@@ -493,13 +493,12 @@ def test_a_run_in_another_session_time_zone_than_the_last_commit_is_refused(
     incremental_renderer, stored, zone, refused
 ):
     cfg = config(incremental_renderer)
-    cfg["session_time_zone"] = zone
     check = incremental_renderer.macros["_sw_incremental_check_stored_zone"]
     if not refused:
-        check(cfg, Target(), stored_state(stored))
+        check(cfg, Target(), stored_state(stored), zone)
         return
     with pytest.raises(CompilerError) as error:
-        check(cfg, Target(), stored_state(stored))
+        check(cfg, Target(), stored_state(stored), zone)
     assert str(error.value) == (
         f"windowed_incremental: the Spark session time zone is {zone}, and the last run of "
         f"spark_windows.sensor_vehicles ran in {stored}: its partitions (window_partition) are named by their start "
@@ -511,18 +510,19 @@ def test_a_run_in_another_session_time_zone_than_the_last_commit_is_refused(
 
 def test_no_stored_state_has_no_zone_to_compare(incremental_renderer):
     cfg = config(incremental_renderer)
-    cfg["session_time_zone"] = "Asia/Kolkata"
-    incremental_renderer.call("_sw_incremental_check_stored_zone", cfg, Target(), {"batch_id": 0, "config": None})
+    incremental_renderer.call(
+        "_sw_incremental_check_stored_zone", cfg, Target(), {"batch_id": 0, "config": None}, "Asia/Kolkata"
+    )
 
 
 @pytest.mark.parametrize("zone", ["Asia/Kolkata", None])
 def test_the_commit_stores_the_session_time_zone_with_the_settings(incremental_renderer, zone):
     cfg = config(incremental_renderer)
-    if zone:
-        cfg["session_time_zone"] = zone
     plan = incremental_renderer.call("_sw_incremental_plan", cfg, dict(STATES["later run"]), SUMMARY)
     commit = parse(
-        incremental_renderer.call("_sw_incremental_commit_sql", cfg, "t__state", 4, plan, 40, Target(), "f1", "{}")
+        incremental_renderer.call(
+            "_sw_incremental_commit_sql", cfg, "t__state", 4, plan, 40, Target(), "f1", "{}", zone
+        )
     )
     stored = json.loads(commit.expression.selects[10].this)
     assert stored == {**cfg["settings"], **({"session_time_zone": zone} if zone else {})}
@@ -1444,9 +1444,10 @@ def test_tables_without_the_committer_option_are_refused_before_recovery_changes
         f"spark_windows.sensor_vehicles__state have no table option '{option}' = '2'"
     )
     # recovery refuses them before it looks for a staging table to apply
-    changelog["session_time_zone"] = "UTC"
     with pytest.raises(CompilerError, match="have no table option"):
-        catalog_renderer.call("_sw_incremental_recover", changelog, Target(), tables, {"batch_id": 3, "config": None})
+        catalog_renderer.call(
+            "_sw_incremental_recover", changelog, Target(), tables, {"batch_id": 3, "config": None}, "UTC"
+        )
     assert catalog_renderer.queries == []
     # tables of 0.2.0
     for name in ["late", "changelog", "state"]:

@@ -12,7 +12,7 @@
     (_sw_incremental_list_files).
     config: the settings (the refusal of a changed one names them) and the session time zone
     (_sw_incremental_stored_settings). -#}
-{% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, pending, fingerprint, arrival_counts) -%}
+{% macro _sw_incremental_commit_sql(cfg, state_table, batch_id, plan, new_rows, pending, fingerprint, arrival_counts, time_zone=none) -%}
 insert into {{ state_table }}
 select
     cast({{ batch_id }} as bigint),
@@ -29,7 +29,7 @@ select
     {{ spark_windows._sw_us_literal(plan.run_us) }},
     '{{ pending.identifier if plan.rewrite else '' }}',
     '{{ fingerprint }}',
-    {{ spark_windows._sw_string_literal(tojson(spark_windows._sw_incremental_stored_settings(cfg), sort_keys=true)) }},
+    {{ spark_windows._sw_string_literal(tojson(spark_windows._sw_incremental_stored_settings(cfg, time_zone), sort_keys=true)) }},
     {{ spark_windows._sw_string_literal(arrival_counts) }}
 {%- if plan.rewrite %}
 from {{ pending }}

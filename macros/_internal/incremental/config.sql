@@ -263,11 +263,10 @@
     all) must be the run's: the table's partitions are named by their start in that zone, so in
     another zone a run would look for them under other names and keep windows twice, or drop a
     partition it did not read. Two names of UTC are the same zone; other zones are compared by
-    name. Checked before recovery applies anything. -#}
-{% macro _sw_incremental_check_stored_zone(cfg, relation, state) %}
+    name. Checked before recovery applies anything. `zone`: the run's (_sw_incremental_check_session). -#}
+{% macro _sw_incremental_check_stored_zone(cfg, relation, state, zone) %}
     {%- set stored = fromjson(state.config) if state.config else none -%}
     {%- set before = stored.get('session_time_zone') if stored is mapping else none -%}
-    {%- set zone = cfg.get('session_time_zone') -%}
     {%- if before is none or zone is none or before == zone
         or (spark_windows._sw_is_utc(before) and spark_windows._sw_is_utc(zone)) -%}
         {{ return(none) }}
@@ -282,12 +281,12 @@
 
 
 {#- The settings a commit stores: the model's, and the session time zone its partitions are
-    named in (_sw_incremental_check_stored_zone), where the materialization read it. -#}
-{% macro _sw_incremental_stored_settings(cfg) %}
+    named in (`zone`; _sw_incremental_check_stored_zone), where the run read it. -#}
+{% macro _sw_incremental_stored_settings(cfg, zone=none) %}
     {%- set stored = {} -%}
     {%- do stored.update(cfg.settings) -%}
-    {%- if cfg.get('session_time_zone') is not none -%}
-        {%- do stored.update({'session_time_zone': cfg.session_time_zone}) -%}
+    {%- if zone is not none -%}
+        {%- do stored.update({'session_time_zone': zone}) -%}
     {%- endif -%}
     {{ return(stored) }}
 {% endmacro %}

@@ -12,8 +12,8 @@
     is checked, and so are the committer option of the tables the run writes into
     (_sw_incremental_check_committer_option) and (in _sw_incremental_apply) the staging table to
     apply again: tables written by a release older than 0.2.0 are refused. -#}
-{% macro _sw_incremental_recover(cfg, target, tables, state) %}
-    {%- do spark_windows._sw_incremental_check_stored_zone(cfg, target, state) -%}
+{% macro _sw_incremental_recover(cfg, target, tables, state, time_zone=none) %}
+    {%- do spark_windows._sw_incremental_check_stored_zone(cfg, target, state, time_zone) -%}
     {%- if state.batch_id > 0 -%}
         {%- do spark_windows._sw_incremental_check_committer_option(cfg, tables) -%}
     {%- endif -%}
