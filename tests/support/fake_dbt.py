@@ -33,3 +33,43 @@ SESSION_CONFIG = {
     "emit": "changelog",
     "partition_size": "1 hour",
 }
+
+
+# the columns of the state table windowed_incremental keeps, and its committer table option as
+# SHOW TABLE EXTENDED lists it
+STATE_COLUMNS = [
+    "batch_id",
+    "max_ingestion_time",
+    "max_event_time",
+    "watermark",
+    "new_rows",
+    "late_rows",
+    "windows_updated",
+    "run_started_at",
+    "pending_table",
+    "config_fingerprint",
+    "config",
+    "arrival_counts",
+]
+COMMITTER = "mapreduce.fileoutputcommitter.algorithm.version=2"
+
+
+def listed_text(schema: str, identifier: str, columns: list[str], storage: list[str]) -> str:
+    """A table's text in SHOW TABLE EXTENDED, as Spark 4.3 prints it (Spark 3.5 the same lines),
+    which dbt-spark keeps in its relation cache: top-level string `columns`, `storage` properties."""
+    fields = "".join(f" |-- {column}: string (nullable = true)\n" for column in columns)
+    return f"""Catalog: spark_catalog
+Database: {schema}
+Table: {identifier}
+Owner: root
+Created Time: Tue Dec 01 00:14:02 UTC 2026
+Last Access: UNKNOWN
+Created By: Spark 4.3.0
+Type: MANAGED
+Provider: parquet
+Location: file:/w/{schema}.db/{identifier}
+Serde Library: org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe
+Storage Properties: [{", ".join(storage)}]
+Partition Provider: Catalog
+Schema: root
+{fields}"""

@@ -10,7 +10,7 @@ import types
 
 import pytest
 import sqlglot
-from fake_dbt import SESSION_CONFIG, TUMBLE_CONFIG, Config
+from fake_dbt import COMMITTER, SESSION_CONFIG, STATE_COLUMNS, TUMBLE_CONFIG, Config, listed_text
 from sqlglot import exp
 
 from dev.macro_renderer import CompilerError, MacroRenderer, Relation
@@ -1356,18 +1356,12 @@ def test_a_table_dbt_listed_without_its_text_is_described(catalog_renderer):
     assert catalog_renderer.queries == ["describe formatted spark_windows.sensor_vehicles"]
 
 
-COMMITTER = "mapreduce.fileoutputcommitter.algorithm.version=2"
-STATE_COLUMNS = ["batch_id", "max_ingestion_time", "max_event_time", "watermark", "new_rows", "late_rows",
-                 "windows_updated", "run_started_at", "pending_table", "config_fingerprint", "config", "arrival_counts"]  # fmt: skip
 OLDER = "it was written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh"
 
 
-def listed_text(columns: list[str], storage: str = COMMITTER) -> str:
-    """LISTED_TEXT with other columns (each a string) and storage properties."""
-    head = LISTED_TEXT.split("Schema: root\n")[0].replace(
-        "partitionOverwriteMode=dynamic, mapreduce.fileoutputcommitter.algorithm.version=2", storage
-    )
-    return head + "Schema: root\n" + "".join(f" |-- {column}: string (nullable = true)\n" for column in columns)
+def state_table_text(columns: list[str], storage: str = COMMITTER) -> str:
+    """sensor_vehicles' text in SHOW TABLE EXTENDED with other columns and storage properties."""
+    return listed_text("spark_windows", "sensor_vehicles", columns, [storage])
 
 
 def state_tables() -> dict:
@@ -1385,7 +1379,7 @@ def test_a_state_table_of_a_release_before_0_2_0_is_refused_before_it_is_read(ca
     """Layouts are upgraded only from the last release (0.2.0, the current one): a state table
     without the config or arrival_counts column is refused, naming it, before any statement."""
     columns = [column for column in STATE_COLUMNS if column not in missing]
-    listed(catalog_renderer, "sensor_vehicles__state", listed_text(columns))
+    listed(catalog_renderer, "sensor_vehicles__state", state_table_text(columns))
     with pytest.raises(CompilerError) as error:
         catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), False)
     assert str(error.value) == (
@@ -1398,7 +1392,7 @@ def test_a_state_table_of_a_release_before_0_2_0_is_refused_before_it_is_read(ca
 
 
 def test_a_state_table_of_0_2_0_is_read_with_its_settings(catalog_renderer):
-    listed(catalog_renderer, "sensor_vehicles__state", listed_text(STATE_COLUMNS))
+    listed(catalog_renderer, "sensor_vehicles__state", state_table_text(STATE_COLUMNS))
     settings = json.dumps({"session_time_zone": "UTC"})
     catalog_renderer.answers["select batch_id, "] = [[3, 1, 2, 3, "", "f1", settings, "UTC", "4.3.0 abc"]]
     state = catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), False)
@@ -1416,8 +1410,8 @@ def test_tables_without_the_committer_option_are_refused_before_recovery_changes
     only where the run writes it (emit='changelog'). No statement is sent."""
     option = "mapreduce.fileoutputcommitter.algorithm.version"
     listed(catalog_renderer, "sensor_vehicles__late", "")
-    listed(catalog_renderer, "sensor_vehicles__changelog", listed_text(["op"], f"{option}=1"))
-    listed(catalog_renderer, "sensor_vehicles__state", listed_text(STATE_COLUMNS))
+    listed(catalog_renderer, "sensor_vehicles__changelog", state_table_text(["op"], f"{option}=1"))
+    listed(catalog_renderer, "sensor_vehicles__state", state_table_text(STATE_COLUMNS))
     tables = state_tables()
     changelog = catalog_renderer.call("_sw_incremental_config", Config({**GOOD, "emit": "changelog"}))
     check = catalog_renderer.macros["_sw_incremental_check_committer_option"]
@@ -1429,14 +1423,16 @@ def test_tables_without_the_committer_option_are_refused_before_recovery_changes
     )
     check(catalog_renderer.call("_sw_incremental_config", Config(GOOD)), tables)  # no changelog written
     # several tables: each is named
-    listed(catalog_renderer, "sensor_vehicles__state", listed_text(STATE_COLUMNS, "partitionOverwriteMode=dynamic"))
+    listed(
+        catalog_renderer, "sensor_vehicles__state", state_table_text(STATE_COLUMNS, "partitionOverwriteMode=dynamic")
+    )
     with pytest.raises(CompilerError) as error:
         check(changelog, tables)
     assert str(error.value).startswith(
         "windowed_incremental: spark_windows.sensor_vehicles__changelog and spark_windows.sensor_vehicles__state "
         f"have no table option '{option}' = '2': they were written by a spark_windows release older than 0.2.0."
     )
-    listed(catalog_renderer, "sensor_vehicles__late", listed_text(["reading_ts", "batch_id"], ""))
+    listed(catalog_renderer, "sensor_vehicles__late", state_table_text(["reading_ts", "batch_id"], ""))
     with pytest.raises(CompilerError) as error:
         check(changelog, tables)
     assert str(error.value).startswith(
@@ -1451,7 +1447,7 @@ def test_tables_without_the_committer_option_are_refused_before_recovery_changes
     assert catalog_renderer.queries == []
     # tables of 0.2.0
     for name in ["late", "changelog", "state"]:
-        listed(catalog_renderer, f"sensor_vehicles__{name}", listed_text(["batch_id"]))
+        listed(catalog_renderer, f"sensor_vehicles__{name}", state_table_text(["batch_id"]))
     check(changelog, tables)
 
 

@@ -24,7 +24,8 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from fake_dbt import SESSION_CONFIG, TUMBLE_CONFIG, Config
+from fake_dbt import COMMITTER, SESSION_CONFIG, STATE_COLUMNS, TUMBLE_CONFIG, Config, listed_text
+from stop_at import is_script
 
 from dev.macro_renderer import MacroRenderer
 
@@ -45,21 +46,6 @@ MODELS = {
     ),
     "session": ("click_sessions", SESSION, "select user_id, click_ts, amount, ingested_at from raw_clicks"),
 }
-STATE_COLUMNS = [
-    "batch_id",
-    "max_ingestion_time",
-    "max_event_time",
-    "watermark",
-    "new_rows",
-    "late_rows",
-    "windows_updated",
-    "run_started_at",
-    "pending_table",
-    "config_fingerprint",
-    "config",
-    "arrival_counts",
-]
-COMMITTER = "mapreduce.fileoutputcommitter.algorithm.version=2"
 
 # the last commit: batch 6, its rows ingested up to 08:20, events up to 08:18, watermark 08:13
 STATE = {"batch_id": 6, "ingestion_us": T0 + 20 * MINUTE, "event_us": T0 + 18 * MINUTE}
@@ -90,31 +76,6 @@ class Relation:
 
     def __str__(self) -> str:
         return f"{SCHEMA}.{self.identifier}"
-
-
-def listed_text(identifier: str, columns: list[str], storage: list[str]) -> str:
-    """A table's text in SHOW TABLE EXTENDED (as test_incremental_render.py's LISTED_TEXT)."""
-    schema = "\n".join(f" |-- {column}: string (nullable = true)" for column in columns)
-    return f"""Catalog: spark_catalog
-Database: {SCHEMA}
-Table: {identifier}
-Owner: root
-Created Time: Tue Dec 01 00:14:02 UTC 2026
-Last Access: UNKNOWN
-Created By: Spark 4.3.0
-Type: MANAGED
-Provider: parquet
-Location: file:/w/{SCHEMA}.db/{identifier}
-Serde Library: org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe
-Storage Properties: [{", ".join(storage)}]
-Partition Provider: Catalog
-Schema: root
-{schema}
-"""
-
-
-def is_script(sql: str) -> bool:
-    return sql.startswith("BEGIN\n")
 
 
 def last_statement(script: str) -> str:
@@ -167,7 +128,7 @@ class SteadyRun:
                     schema=SCHEMA,
                     identifier=name,
                     information=listed_text(
-                        name, columns, ["partitionOverwriteMode=dynamic"] if name == identifier else [COMMITTER]
+                        SCHEMA, name, columns, ["partitionOverwriteMode=dynamic"] if name == identifier else [COMMITTER]
                     ),
                     is_table=True,
                     is_view=False,
