@@ -202,6 +202,7 @@ class _Adapter:
         self.introspected: list[str] = []  # relations whose columns were looked up, in order
         # what dbt's relation cache holds, by identifier (a test fills it; empty: nothing listed)
         self.listed: dict[str, SimpleNamespace] = {}
+        self.dropped: list[str] = []  # relations dropped through the adapter, in order
 
     def type(self) -> str:
         return self._type
@@ -217,6 +218,11 @@ class _Adapter:
 
     def get_relation(self, database: str, schema: str, identifier: str):
         return self.listed.get(identifier)
+
+    def drop_relation(self, relation) -> None:
+        """As dbt: the relation dropped (one statement) and taken out of the relation cache."""
+        self.dropped.append(str(relation))
+        self.listed.pop(relation.identifier, None)
 
     def dispatch(self, name: str, macro_namespace: str = PACKAGE):
         """As dbt: each package of the namespace's search order (the root project's `dispatch:`

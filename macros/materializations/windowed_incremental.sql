@@ -33,10 +33,11 @@
 
     {{ run_hooks(pre_hooks) }}
     {#- 1. Recover: read the state of the last committed run (none before the first) with what the
-           run needs to know of its Spark session, check them (tables written by a release older
-           than 0.2.0 are refused, asking for --full-refresh), then finish a committed run whose
-           rewrite did not complete and discard an uncommitted one. -#}
-    {%- set last = spark_windows._sw_incremental_read_state(target, tables, should_full_refresh()) -%}
+           run needs to know of its Spark session (a tumbling, hop or cumulate run by ingestion
+           time also scans its new rows in the same query: step 2's scan), check them (tables
+           written by a release older than 0.2.0 are refused, asking for --full-refresh), then
+           finish a committed run whose rewrite did not complete and discard an uncommitted one. -#}
+    {%- set last = spark_windows._sw_incremental_read_state(cfg, sql, target, tables, should_full_refresh()) -%}
     {%- set session = spark_windows._sw_incremental_check_session(cfg, sql, last.session) -%}
     {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, last, session.time_zone) -%}
     {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
@@ -61,7 +62,7 @@
     {%- endif -%}
     {%- set batch_view = spark_windows._sw_incremental_batch_view(cfg, target) -%}
     {%- set summary = spark_windows._sw_incremental_summary(cfg, sql, state, tables.state, batch_view,
-        listing.scanned if cfg.file_col is not none else none, session,
+        listing.scanned if cfg.file_col is not none else state.scanned, session,
         spark_windows._sw_incremental_cache_batch(cfg, sql, target, state)) -%}
     {%- set new_rows = summary.new_rows -%}
     {%- if summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
@@ -89,7 +90,7 @@
         {%- set touch = spark_windows._sw_incremental_touch(cfg, sql, target, spark_windows._sw_incremental_plan(cfg, state, summary, batch_view), session) -%}
         {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view, touch) -%}
         {%- set batch_id = state.batch_id + 1 -%}
-        {%- set pending = target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ invocation_id | replace('-', '_')}, type='table') -%}
+        {%- set pending = spark_windows._sw_incremental_pending(target, batch_id) -%}
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
         {#- 3. Stage: the next version of the partitions to rewrite, the late rows, the changelog.

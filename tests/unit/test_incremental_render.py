@@ -525,7 +525,8 @@ def test_the_commit_stores_the_session_time_zone_with_the_settings(incremental_r
         )
     )
     stored = json.loads(commit.expression.selects[10].this)
-    assert stored == {**cfg["settings"], **({"session_time_zone": zone} if zone else {})}
+    # with how the run's staging tables are named (by batch: a later run looks them up by name)
+    assert stored == {**cfg["settings"], "staging_tables": "by_batch", **({"session_time_zone": zone} if zone else {})}
     assert "session_time_zone" not in cfg["settings"]
 
 
@@ -1381,25 +1382,66 @@ def test_a_state_table_of_a_release_before_0_2_0_is_refused_before_it_is_read(ca
     columns = [column for column in STATE_COLUMNS if column not in missing]
     listed(catalog_renderer, "sensor_vehicles__state", state_table_text(columns))
     with pytest.raises(CompilerError) as error:
-        catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), False)
+        catalog_renderer.call(
+            "_sw_incremental_read_state", tumble_config(catalog_renderer), MODEL_SQL, Target(), state_tables(), False
+        )
     assert str(error.value) == (
         f"windowed_incremental: spark_windows.sensor_vehicles__state {named}: {OLDER} to recompute every window."
     )
     assert catalog_renderer.queries == []
     # --full-refresh reads no state: the run starts again
-    assert catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), True)["batch_id"] == 0
+    assert (
+        catalog_renderer.call(
+            "_sw_incremental_read_state", tumble_config(catalog_renderer), MODEL_SQL, Target(), state_tables(), True
+        )["batch_id"]
+        == 0
+    )
     assert catalog_renderer.queries == []
 
 
-def test_a_state_table_of_0_2_0_is_read_with_its_settings(catalog_renderer):
+def tumble_config(renderer) -> dict:
+    return renderer.call("_sw_incremental_config", Config(GOOD))
+
+
+STATE_ROW = [3, 1, 2, 3, "", "f1", json.dumps({"session_time_zone": "UTC"}), "UTC", "4.3.0 abc"]
+READ_STATE = {"batch_id": 3, "ingestion_us": 1, "event_us": 2, "watermark_us": 3, "pending": "",
+              "fingerprint": "f1", "config": STATE_ROW[6], "session": ["UTC", "4.3.0 abc"]}  # fmt: skip
+
+
+def test_a_session_run_reads_the_state_row_of_0_2_0_with_its_settings(catalog_renderer):
+    """A session run scans the batch it caches: the state row is read alone."""
     listed(catalog_renderer, "sensor_vehicles__state", state_table_text(STATE_COLUMNS))
-    settings = json.dumps({"session_time_zone": "UTC"})
-    catalog_renderer.answers["select batch_id, "] = [[3, 1, 2, 3, "", "f1", settings, "UTC", "4.3.0 abc"]]
-    state = catalog_renderer.call("_sw_incremental_read_state", Target(), state_tables(), False)
+    catalog_renderer.answers["select batch_id, "] = [STATE_ROW]
+    cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION_CONFIG))
+    state = catalog_renderer.call("_sw_incremental_read_state", cfg, MODEL_SQL, Target(), state_tables(), False)
     (query,) = catalog_renderer.queries
     assert [column.sql("spark") for column in parse(query).selects][6:] == ["config", "CURRENT_TIMEZONE()", "VERSION()"]
-    assert state == {"batch_id": 3, "ingestion_us": 1, "event_us": 2, "watermark_us": 3, "pending": "",
-                     "fingerprint": "f1", "config": settings, "session": ["UTC", "4.3.0 abc"]}  # fmt: skip
+    assert state == {**READ_STATE, "scanned": None}
+
+
+def test_a_tumbling_run_reads_the_state_row_with_its_scan_in_one_query(catalog_renderer):
+    """Each row of the answer is a row of the scan, then the state row's columns: the state is
+    read from the first, the scan's rows are kept whole for the summary."""
+    listed(catalog_renderer, "sensor_vehicles__state", state_table_text(STATE_COLUMNS))
+    scan = [["hour", 0, 5, 0, 9, 8, 0, 7, 8], ["input_rows", None, 5] + [None] * 6]
+    catalog_renderer.answers["select __sw_scan.*, __sw_last.*"] = [row + STATE_ROW for row in scan]
+    state = catalog_renderer.call(
+        "_sw_incremental_read_state", tumble_config(catalog_renderer), MODEL_SQL, Target(), state_tables(), False
+    )
+    (query,) = catalog_renderer.queries
+    assert [column.sql("spark") for column in parse(query).selects] == ["__sw_scan.*", "__sw_last.*"]
+    assert state == {**READ_STATE, "scanned": [row + STATE_ROW for row in scan]}
+
+
+def test_a_tumbling_run_whose_state_table_holds_no_row_scans_again(catalog_renderer):
+    """No state row (a first run killed after it created the state table): the scan's bounds were
+    NULL, so its rows are not used (batch 0: the summary scans again, as on a first run)."""
+    listed(catalog_renderer, "sensor_vehicles__state", state_table_text(STATE_COLUMNS))
+    catalog_renderer.answers["select __sw_scan.*, __sw_last.*"] = [["input_rows", None, 5] + [None] * 15]
+    state = catalog_renderer.call(
+        "_sw_incremental_read_state", tumble_config(catalog_renderer), MODEL_SQL, Target(), state_tables(), False
+    )
+    assert state["batch_id"] == 0 and state["scanned"] is None
 
 
 def test_tables_without_the_committer_option_are_refused_before_recovery_changes_anything(catalog_renderer):

@@ -5,11 +5,12 @@ run: a committed batch exists, dbt listed the model's tables when it started (th
 EXTENDED text, read by _sw_cached_table), no staging table is left, and the scan finds 1,000 new
 rows that update windows (none late: late rows would add one write, the batch's partition of
 `<model>__late`, inside the script on Spark 4.3 and one more round trip on 3.5). Every
-`run_query` call and every `statement('main')` call is one statement sent to Spark, one round
-trip: both are recorded, in order, and pinned by number and by their first words, so that a new
-round trip fails a test here. On Spark 4.1 and newer a
-run sends its writes as one SQL script (_sw_incremental_send), and the statements a query needs
-first with it (_sw_incremental_ask); on Spark 3.5 one statement at a time.
+`run_query` call, every `statement('main')` call and every `adapter.drop_relation` is one
+statement sent to Spark, one round trip: all are recorded, in order, and pinned by number and by
+their first words, so that a new round trip fails a test here. A tumbling run reads its state
+row and scans its new rows in one query (_sw_incremental_read_scan_sql). On Spark 4.1 and newer
+a run sends its writes as one SQL script (_sw_incremental_send), and the statements a query
+needs first with it (_sw_incremental_ask); on Spark 3.5 one statement at a time.
 
 dbt's own statements (show databases, show table extended of the schema: its relation cache,
 which it fills before any model runs) are not sent by the materialization and are out of scope.
@@ -87,18 +88,25 @@ class SteadyRun:
     """The materialization run once, steady, with a fake dbt context. `trips`: each statement
     sent to Spark, as (`run_query` or `main`, its text)."""
 
-    def __init__(self, kind: str, release: str):
+    def __init__(self, kind: str, release: str, stored: dict | None = None, left: tuple[str, ...] = ()):
+        """`stored`: the settings the last commit stored (by default this release's: staging
+        tables named by batch); `left`: staging tables dbt listed (an attempt left them)."""
         identifier, values, self.model_sql = MODELS[kind]
         self.identifier, self.values = identifier, values
         self.release = release
+        self.stored = stored if stored is not None else {"session_time_zone": "UTC", "staging_tables": "by_batch"}
         self.trips: list[tuple[str, str]] = []
         self.fingerprints: list[str] = []
-        pending = f"{identifier}__pending_{INVOCATION_ID.replace('-', '_')}"
+        pending = f"{identifier}__pending_7"
         staged = "window_partition=2024-05-01 08%3A00%3A00"
         # by query start: what Spark answers (a script answers with its last statement's rows)
         self.answers = {
             "select batch_id, ": self.state_row,
-            "show tables in ": [],
+            # the scan with the state row's columns after each of its rows
+            "select __sw_scan.*, __sw_last.*": lambda: [
+                row + [None] * (9 - len(row)) + self.state_row()[0] for row in SCAN
+            ],
+            "show tables in ": [[SCHEMA, name, False] for name in left],
             # asked by itself no more (the state read asks it): answered, so that a regression
             # fails on the count of round trips
             "select current_timezone()": [["UTC", f"{release} 0123abc"]],
@@ -119,6 +127,7 @@ class SteadyRun:
         if values.get("emit") == "changelog":
             tables[f"{identifier}__changelog"] = ["op", "batch_id"]
         tables[f"{identifier}__state"] = STATE_COLUMNS
+        tables.update({name: ["window_partition"] for name in left})
         self.renderer = MacroRenderer()
         self.renderer.env.globals["adapter"].listed.update(
             {
@@ -159,6 +168,12 @@ class SteadyRun:
             "run_started_at": RUN_STARTED_AT,
         }
         self.renderer.env.globals.update(self.context)
+        adapter = self.renderer.env.globals["adapter"]
+        drop = adapter.drop_relation
+        adapter.drop_relation = lambda relation: (
+            self.trips.append(("drop_relation", f"drop {relation}")),
+            drop(relation),
+        )
         self.result = self.renderer.materialization("windowed_incremental", **self.context)
 
     def local_md5(self, text: str) -> str:
@@ -168,7 +183,7 @@ class SteadyRun:
     def state_row(self):
         """The last commit: its fingerprint is the one the run computes (its settings unchanged),
         with the session's time zone and release the state read asks too."""
-        settings = json.dumps({"session_time_zone": "UTC"})
+        settings = json.dumps(self.stored)
         return [
             [
                 STATE["batch_id"],
@@ -236,17 +251,16 @@ PURGE = (
 )
 
 
-def test_a_steady_tumbling_run_on_spark_4_3_sends_four_statements():
-    """The state read (with the session's zone and release), the staging tables a killed
-    attempt left, the scan, and one script: every write of the run (stage, commit, apply, drop)."""
+def test_a_steady_tumbling_run_on_spark_4_3_sends_two_statements():
+    """The state read with the scan of the new rows (and the session's zone and release), and
+    one script: every write of the run (stage, commit, apply, drop). With dbt's own two, four: the
+    goal, fewer than dbt's own incremental model sends (six)."""
     run = steady("tumble", "4.3.0")
     assert_trips(
         run,
         [
-            ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
-            ("run_query", "show tables in spark_windows like 'sensor_vehicles__pending_*'"),
-            ("run_query", "select 'hour' as part"),
-            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_"),
+            ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
+            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_7"),
         ],
     )
     assert [str(relation) for relation in run.result["relations"]] == [
@@ -256,11 +270,22 @@ def test_a_steady_tumbling_run_on_spark_4_3_sends_four_statements():
     ]
 
 
+def test_the_tumbling_read_takes_the_scans_bounds_from_the_state_row():
+    """The scan in the state read: the new rows are those ingested after the last state row's
+    newest ingestion time (a scalar subquery Spark 4 pushes into the Parquet reader), late under
+    its watermark; no literal of the state."""
+    read = steady("tumble", "4.3.0").trips[0][1]
+    last = "from spark_windows.sensor_vehicles__state order by batch_id desc limit 1)"
+    assert f"where ingested_at > (select max_ingestion_time {last} or ingested_at is null" in read
+    assert f"<= (select unix_micros(watermark) {last}, false)" in read
+    assert str(STATE["ingestion_us"]) not in read
+
+
 def test_the_tumbling_script_writes_stage_commit_apply_and_drop_in_order():
     run = steady("tumble", "4.3.0")
     script = run.trips[-1][1]
     assert is_script(script) and script.endswith("\nEND")
-    pending = f"spark_windows.sensor_vehicles__pending_{INVOCATION_ID.replace('-', '_')}"
+    pending = "spark_windows.sensor_vehicles__pending_7"
     parts = [
         "\nEXECUTE IMMEDIATE 'set spark.sql.sources.partitionOverwriteMode = STATIC';\n",
         f"\ncreate table {pending} using parquet\npartitioned by (window_partition)\n"
@@ -277,21 +302,21 @@ def test_the_tumbling_script_writes_stage_commit_apply_and_drop_in_order():
     assert "EXECUTE IMMEDIATE __sw_statement" in apply and f"from {pending} where" in apply
 
 
-def test_a_steady_session_run_on_spark_4_3_sends_five_statements():
-    """A session run sends the caching of its batch with its scan, and the caching of the
-    candidate and touched sessions with its touch query: one script each."""
+def test_a_steady_session_run_on_spark_4_3_sends_four_statements():
+    """A session run reads its state row, then sends the caching of its batch with its scan, and
+    the caching of the candidate and touched sessions with its touch query: one script each.
+    With dbt's own two, six: the goal."""
     run = steady("session", "4.3.0")
     assert_trips(
         run,
         [
             ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
-            ("run_query", "show tables in spark_windows like 'click_sessions__pending_*'"),
             ("run_query", "BEGIN … select 'hour' as part"),
             ("run_query", "BEGIN … with __sw_new as"),
-            ("main", "BEGIN … drop table if exists spark_windows.click_sessions__pending_"),
+            ("main", "BEGIN … drop table if exists spark_windows.click_sessions__pending_7"),
         ],
     )
-    scan, touch, main = (run.trips[index][1] for index in (2, 3, 4))
+    scan, touch, main = (run.trips[index][1] for index in (1, 2, 3))
     assert scan.startswith("BEGIN\ncreate or replace temporary view __sw_batch_click_sessions as\n")
     assert "\ncache lazy table __sw_batch_click_sessions;\nselect\n    'hour' as part" in scan
     assert touch.startswith("BEGIN\ncreate or replace temporary view __sw_candidates_click_sessions as\n")
@@ -299,17 +324,15 @@ def test_a_steady_session_run_on_spark_4_3_sends_five_statements():
     assert main.startswith("BEGIN\nEXECUTE IMMEDIATE 'set spark.sql.sources.partitionOverwriteMode = STATIC';\n")
 
 
-def test_a_steady_tumbling_run_on_spark_3_5_sends_twelve_statements():
+def test_a_steady_tumbling_run_on_spark_3_5_sends_ten_statements():
     """No scripts: each write is its own statement, the commit the main one, then the apply by
     metadata reads the staged partitions back."""
     run = steady("tumble", "3.5.8")
-    pending = f"spark_windows.sensor_vehicles__pending_{INVOCATION_ID.replace('-', '_')}"
+    pending = "spark_windows.sensor_vehicles__pending_7"
     assert_trips(
         run,
         [
-            ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
-            ("run_query", "show tables in spark_windows like 'sensor_vehicles__pending_*'"),
-            ("run_query", "select 'hour' as part"),
+            ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
             ("run_query", "set spark.sql.sources.partitionOverwriteMode = STATIC"),
             ("run_query", "set spark.sql.legacy.allowNonEmptyLocationInCTAS = true"),
             ("run_query", f"create table {pending} using parquet"),
@@ -321,18 +344,17 @@ def test_a_steady_tumbling_run_on_spark_3_5_sends_twelve_statements():
     )
 
 
-def test_a_steady_session_run_on_spark_3_5_sends_twenty_eight_statements():
+def test_a_steady_session_run_on_spark_3_5_sends_twenty_seven_statements():
     """No scripts: the caching statements, the writes and the apply each on their own; the apply
     also names the partitions the run read (to drop those it empties) and deletes the staged
     NULL partition (the changelog's old rows) through the trash table."""
     run = steady("session", "3.5.8")
     target = "spark_windows.click_sessions"
-    pending = f"{target}__pending_{INVOCATION_ID.replace('-', '_')}"
+    pending = f"{target}__pending_7"
     assert_trips(
         run,
         [
             ("run_query", "select batch_id, unix_micros(max_ingestion_time)"),
-            ("run_query", "show tables in spark_windows like 'click_sessions__pending_*'"),
             ("run_query", "create or replace temporary view __sw_batch_click_sessions as"),
             ("run_query", "cache lazy table __sw_batch_click_sessions"),
             ("run_query", "select 'hour' as part"),
@@ -357,3 +379,41 @@ def test_a_steady_session_run_on_spark_3_5_sends_twenty_eight_statements():
             ("run_query", f"drop table if exists {pending}"),
         ],
     )
+
+
+def test_a_staging_table_a_killed_attempt_left_is_found_by_name_and_dropped_before_the_run_stages():
+    """Staging tables are named by batch: after commit 6 only `__pending_6` (named by the commit)
+    and `__pending_7` (an attempt that did not commit) can be left, and dbt's listing says which
+    are. `__pending_7` is dropped through the adapter (out of dbt's cache), with the batch's late
+    rows; then the run creates its own `__pending_7`, in its script. No listing statement."""
+    run = SteadyRun("tumble", "4.3.0", left=("sensor_vehicles__pending_7",))
+    assert_trips(
+        run,
+        [
+            ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
+            ("run_query", "alter table spark_windows.sensor_vehicles__late drop if exists partition (batch_id = 7)"),
+            ("drop_relation", "drop spark_windows.sensor_vehicles__pending_7"),
+            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_7"),
+        ],
+    )
+    assert "\ncreate table spark_windows.sensor_vehicles__pending_7 using parquet\n" in run.trips[-1][1]
+
+
+def test_after_a_commit_of_0_2_0_the_models_staging_tables_are_listed_once():
+    """A commit of 0.2.0 named its staging table by dbt's invocation id, and does not store
+    staging_tables: the run lists the schema's staging tables of the model (one statement more)
+    and drops the one an attempt left. Its own commit stores the naming: the next run lists
+    nothing."""
+    left = "sensor_vehicles__pending_5f0e6a1c_93b2_4c1e_8d0a_2b7c4e9f1a31"
+    run = SteadyRun("tumble", "4.3.0", stored={"session_time_zone": "UTC"}, left=(left,))
+    assert_trips(
+        run,
+        [
+            ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
+            ("run_query", "show tables in spark_windows like 'sensor_vehicles__pending_*'"),
+            ("run_query", "alter table spark_windows.sensor_vehicles__late drop if exists partition (batch_id = 7)"),
+            ("drop_relation", f"drop spark_windows.{left}"),
+            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_7"),
+        ],
+    )
+    assert '"staging_tables": "by_batch"' in run.trips[-1][1]

@@ -163,7 +163,7 @@
     {%- set durations = ['watermark_delay', 'allowed_lateness', 'partition_size'] -%}
     {%- set changes = [] -%}
     {%- if stored is mapping -%}
-        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | reject('equalto', 'session_time_zone') | sort -%}
+        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | reject('in', ['session_time_zone', 'staging_tables']) | sort -%}
             {%- set old = stored.get(key) -%}
             {%- set value = settings.get(key) -%}
             {%- if key in durations and old is string and value is string -%}
@@ -280,10 +280,12 @@
 {% endmacro %}
 
 
-{#- The settings a commit stores: the model's, and the session time zone its partitions are
-    named in (`zone`; _sw_incremental_check_stored_zone), where the run read it. -#}
+{#- The settings a commit stores: the model's, the session time zone its partitions are named
+    in (`zone`; _sw_incremental_check_stored_zone), where the run read it, and how its staging
+    tables are named (staging_tables 'by_batch', _sw_incremental_settle_staging); the last two are
+    the run's, not the model's (the refusal of a changed setting names neither). -#}
 {% macro _sw_incremental_stored_settings(cfg, zone=none) %}
-    {%- set stored = {} -%}
+    {%- set stored = {'staging_tables': 'by_batch'} -%}
     {%- do stored.update(cfg.settings) -%}
     {%- if zone is not none -%}
         {%- do stored.update({'session_time_zone': zone}) -%}

@@ -77,10 +77,14 @@
 
 
 {#- Whether a row is late: every window holding it expired under the previous watermark.
-    `ts_us`: the row's time in microseconds where a query computed it already. -#}
+    `ts_us`: the row's time in microseconds where a query computed it already. `watermark_us`:
+    microseconds, or SQL that gives them (a scalar subquery of the state row, NULL before any
+    watermark: no row is late then). -#}
 {% macro _sw_incremental_is_late(cfg, watermark_us, ts_us=none) -%}
     {%- if watermark_us is none -%}
         false
+    {%- elif watermark_us is string -%}
+        coalesce({{ cfg.time_col }} is not null and {{ spark_windows._sw_last_window_end_us(ts_us or spark_windows._sw_ts_us(cfg.time_col), cfg.spec) }} + {{ cfg.lateness_us }} <= {{ watermark_us }}, false)
     {%- else -%}
         ({{ cfg.time_col }} is not null and {{ spark_windows._sw_last_window_end_us(ts_us or spark_windows._sw_ts_us(cfg.time_col), cfg.spec) }} + {{ cfg.lateness_us }} <= {{ watermark_us }})
     {%- endif -%}
@@ -99,19 +103,21 @@ from {{ source }}
 
 
 {#- The rows a run has not processed yet: ingested after the state's ingestion_us (every row when
-    none), and the rows without an ingestion time, which the summary counts to refuse them; with
-    input_file_col, the rows of the files the run found unprocessed (its run_files). -#}
+    none; after_sql, SQL of that time, where the state is read in the same query:
+    _sw_incremental_state_bounds), and the rows without an ingestion time, which the summary
+    counts to refuse them; with input_file_col, the rows of the files the run found unprocessed
+    (its run_files). -#}
 {% macro _sw_incremental_new_sql(cfg, model_sql, state) -%}
 {%- if cfg.file_col is not none -%}
 {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, state, 'run') }}
 {%- else -%}
-{%- set after_us = state.ingestion_us -%}
+{%- set after = state.get('after_sql') or (spark_windows._sw_us_literal(state.ingestion_us) if state.ingestion_us is not none) -%}
 select *
 from (
     {{ model_sql }}
 ) as __sw_input
-{%- if after_us is not none %}
-where {{ cfg.ingestion_col }} > {{ spark_windows._sw_us_literal(after_us) }} or {{ cfg.ingestion_col }} is null
+{%- if after %}
+where {{ cfg.ingestion_col }} > {{ after }} or {{ cfg.ingestion_col }} is null
 {%- endif %}
 {%- endif %}
 {%- endmacro %}

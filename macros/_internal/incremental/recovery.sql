@@ -30,7 +30,7 @@
         {%- do spark_windows._sw_incremental_reset(target, tables) -%}
     {%- endif -%}
     {%- for relation in uncommitted -%}
-        {%- do run_query(spark_windows._sw_incremental_drop_sql(relation)) -%}
+        {%- do adapter.drop_relation(relation) -%}
     {%- endfor -%}
     {{ return(state) }}
 {% endmacro %}
@@ -39,16 +39,20 @@
 {#- The last row of the state table:
     {batch_id (0 before the first), ingestion_us, event_us, watermark_us, pending, fingerprint,
     config (the settings as JSON text), session (the Spark session's time zone and release, asked
-    in the same query for _sw_incremental_check_session; none when no state row was read)};
+    in the same query for _sw_incremental_check_session; none when no state row was read),
+    scanned (the scan's rows when the same query scanned the new rows, else none)};
     batch_id 0 with --full-refresh, or when the model's relation is not a table. Tables written by
     a release older than 0.2.0 are refused before anything changes, with a message asking for
     --full-refresh: a state table without the config and arrival_counts columns (before it is
     read), and a table of windows written before revision and timing existed. Stored layouts are
-    upgraded only from the last release, 0.2.0, whose layout is the current one: nothing to
-    upgrade. -#}
-{% macro _sw_incremental_read_state(target, tables, full_refresh) %}
+    upgraded only from the last release, 0.2.0 (_sw_incremental_settle_staging).
+    By ingestion time a tumbling, hop or cumulate run reads the state row and scans its new rows in
+    one query (_sw_incremental_read_scan_sql), one round trip fewer; a session run scans the batch
+    it caches, and with input_file_col the listing of the new files is the scan: they read the
+    state row alone. -#}
+{% macro _sw_incremental_read_state(cfg, model_sql, target, tables, full_refresh) %}
     {%- set state = {'batch_id': 0, 'ingestion_us': none, 'event_us': none, 'watermark_us': none, 'pending': none, 'fingerprint': none,
-        'config': none, 'session': none} -%}
+        'config': none, 'session': none, 'scanned': none} -%}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- set existing_state = adapter.get_relation(target.database, target.schema, tables.state.identifier) -%}
     {%- if full_refresh or existing_state is none or (existing is not none and not existing.is_table) -%}
@@ -61,13 +65,16 @@
             ~ ": it was written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh to "
             ~ "recompute every window.") }}
     {%- endif -%}
-    {%- set rows = run_query(
-        'select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, '
-        ~ 'config, current_timezone(), version() from ' ~ tables.state ~ ' order by batch_id desc limit 1').rows -%}
-    {%- if rows | length == 0 -%}
+    {%- set with_scan = cfg.file_col is none and not cfg.session -%}
+    {%- set last_sql = spark_windows._sw_incremental_last_state_sql(tables.state) -%}
+    {%- set rows = run_query(spark_windows._sw_incremental_read_scan_sql(cfg, model_sql, tables.state, last_sql) if with_scan else last_sql).rows -%}
+    {#- with the scan, each row is a row of the scan followed by the state row's columns (NULL
+        when the state table holds no row) -#}
+    {%- set width = spark_windows._sw_incremental_scan_fields(cfg, {'watermark_us': none}) | length + 2 if with_scan else 0 -%}
+    {%- if rows | length == 0 or rows[0][width] is none -%}
         {{ return(state) }}
     {%- endif -%}
-    {%- set row = rows[0] -%}
+    {%- set row = rows[0][width:] -%}
     {%- do state.update({
         'batch_id': row[0] | int,
         'ingestion_us': none if row[1] is none else row[1] | int,
@@ -77,6 +84,7 @@
         'fingerprint': row[5],
         'config': row[6],
         'session': [row[7], row[8]],
+        'scanned': rows if with_scan else none,
     }) -%}
     {%- if existing is not none and 'revision' not in spark_windows._sw_column_names(existing) -%}
         {{ exceptions.raise_compiler_error(
@@ -87,16 +95,73 @@
 {% endmacro %}
 
 
+{#- The last row of the state table, with the session's time zone and release. -#}
+{% macro _sw_incremental_last_state_sql(state_table) -%}
+select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, config, current_timezone(), version()
+from {{ state_table }}
+order by batch_id desc
+limit 1
+{%- endmacro %}
+
+
+{#- The scan of the new rows (_sw_incremental_summary_sql, with the state's counts to check
+    arrivals) in the same query as the state row (`last_sql`): each of the scan's rows followed by
+    the state row's columns. The scan's bounds are scalar subqueries of the last state row
+    (_sw_incremental_state_bounds); Spark 4 pushes the new rows' filter into the Parquet reader as
+    it does a literal, so row groups of older rows are skipped. When the state table holds no
+    row, the bounds are NULL and the scan is not used (the run scans again, as a first run). -#}
+{% macro _sw_incremental_read_scan_sql(cfg, model_sql, state_table, last_sql) -%}
+select __sw_scan.*, __sw_last.*
+from (
+{{ spark_windows._sw_incremental_summary_sql(cfg, model_sql, spark_windows._sw_incremental_state_bounds(state_table), none, state_table) }}
+) as __sw_scan
+left join (
+{{ last_sql }}
+) as __sw_last
+on true
+{%- endmacro %}
+
+
+{#- The state a scan reads, as SQL of the last state row (scalar subqueries) instead of values:
+    after_sql, the newest ingestion time processed (a timestamp), and watermark_sql, the
+    watermark in microseconds. -#}
+{% macro _sw_incremental_state_bounds(state_table) %}
+    {%- set last = 'from ' ~ state_table ~ ' order by batch_id desc limit 1)' -%}
+    {{ return({'batch_id': none, 'ingestion_us': none, 'watermark_us': none,
+        'after_sql': '(select max_ingestion_time ' ~ last, 'watermark_sql': '(select unix_micros(watermark) ' ~ last}) }}
+{% endmacro %}
+
+
 {#- Applies again the staging table the last commit names and drops it; returns the other
-    staging tables, which belonged to no commit (the caller drops them). -#}
+    staging tables, which belonged to no commit (the caller drops them). A staging table is named
+    by its batch (_sw_incremental_pending), so after a commit N only two can exist, N's (named by
+    the commit) and N + 1's: each run settles both before it stages. What dbt listed when it
+    started (its relation cache) tells which exist, with no statement. A commit of 0.2.0 named
+    its staging table by dbt's invocation id: where the last commit does not say that staging
+    tables are named by batch (_sw_incremental_stored_settings), and where there is no commit
+    (--full-refresh, a first run: any batch's may be left), the schema's staging tables of the
+    model are listed. Each is dropped through dbt's cache (adapter.drop_relation), which the
+    creation of the run's own reads (_sw_incremental_create_statements). -#}
 {% macro _sw_incremental_settle_staging(cfg, target, state) %}
-    {%- set staged = run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "__pending_*'") -%}
+    {%- set stored = fromjson(state.config) if state.config else none -%}
+    {%- set names = [] -%}
+    {%- if state.batch_id > 0 and stored is mapping and stored.get('staging_tables') == 'by_batch' -%}
+        {%- for name in [state.pending, spark_windows._sw_incremental_pending(target, state.batch_id + 1).identifier] if name -%}
+            {%- if adapter.get_relation(target.database, target.schema, name) is not none -%}
+                {%- do names.append(name) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {%- for row in run_query("show tables in " ~ target.schema ~ " like '" ~ target.identifier ~ "__pending_*'").rows -%}
+            {%- do names.append(row[1]) -%}
+        {%- endfor -%}
+    {%- endif -%}
     {%- set uncommitted = [] -%}
-    {%- for row in staged.rows -%}
-        {%- set relation = target.incorporate(path={'identifier': row[1]}, type='table') -%}
-        {%- if state.batch_id > 0 and row[1] == state.pending -%}
+    {%- for name in names -%}
+        {%- set relation = target.incorporate(path={'identifier': name}, type='table') -%}
+        {%- if state.batch_id > 0 and name == state.pending -%}
             {%- do spark_windows._sw_incremental_apply(cfg, target, relation) -%}
-            {%- do run_query(spark_windows._sw_incremental_drop_sql(relation)) -%}
+            {%- do adapter.drop_relation(relation) -%}
         {%- else -%}
             {%- do uncommitted.append(relation) -%}
         {%- endif -%}

@@ -60,7 +60,7 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
     files). -#}
 {% macro _sw_incremental_scan_fields(cfg, state) %}
     {%- set ts_us = '__sw_ts_us' -%}
-    {%- set late = spark_windows._sw_incremental_is_late(cfg, state.watermark_us, ts_us) -%}
+    {%- set late = spark_windows._sw_incremental_is_late(cfg, state.get('watermark_sql') or state.watermark_us, ts_us) -%}
     {{ return([
         {'name': 'new_rows', 'sql': 'count(*)', 'how': 'sum'},
         {'name': 'rows_without_ingestion_time', 'sql': 'count_if(' ~ cfg.ingestion_col ~ ' is null)', 'how': 'sum'},
@@ -88,7 +88,8 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
     (none with input_file_col, whose listing counts the rows per file). By ingestion time a run
     checks its arrivals (_sw_incremental_check_arrivals) once a commit exists: the scan then also
     counts the input and what was processed. `scanned`: the scan's rows where the listing of new
-    files (input_file_col) made them already; no query then.
+    files (input_file_col) or the state read (_sw_incremental_read_state) made them already; no
+    query then.
     `before`: statements sent with the scan (_sw_incremental_ask), such as a session run's
     caching of its batch, which the scan reads first. -#}
 {% macro _sw_incremental_summary(cfg, model_sql, state, state_table, batch_view=none, scanned=none, session=none, before=[]) %}

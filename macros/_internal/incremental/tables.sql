@@ -44,6 +44,13 @@ where false
 {% endmacro %}
 
 
+{#- The staging table of batch `batch_id`: `<table>__pending_<batch>`. Named by its batch, a
+    later run finds one a killed attempt left by its name (_sw_incremental_settle_staging). -#}
+{% macro _sw_incremental_pending(target, batch_id) %}
+    {{ return(target.incorporate(path={'identifier': target.identifier ~ '__pending_' ~ batch_id}, type='table')) }}
+{% endmacro %}
+
+
 {#- The state table, created empty by a CREATE TABLE AS SELECT: under a location_root, a table
     declared with its columns only would take up the files a dropped one left in its folder. -#}
 {% macro _sw_incremental_state_ddl(relation, clauses='') -%}
