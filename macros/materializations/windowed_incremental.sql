@@ -86,9 +86,9 @@
             {{ spark_windows._sw_incremental_committed_runs_sql(tables.state) }}
         {%- endcall -%}
     {%- else -%}
-        {#- The plan of the run; sessions first read the stored sessions their new rows touch -#}
-        {%- set touch = spark_windows._sw_incremental_touch(cfg, sql, target, spark_windows._sw_incremental_plan(cfg, state, summary, batch_view), session) -%}
-        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view, touch) -%}
+        {#- The plan of the run; a session run's also holds the stored sessions its new rows touch -#}
+        {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view) -%}
+        {%- set plan = spark_windows._sw_incremental_touched(cfg, plan, spark_windows._sw_incremental_touch(cfg, sql, target, plan, session)) -%}
         {%- set batch_id = state.batch_id + 1 -%}
         {%- set pending = spark_windows._sw_incremental_pending(target, batch_id) -%}
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}

@@ -947,7 +947,7 @@ def planned(renderer, cfg, state, batch_view=None):
     """As the materialization plans: the plan, the touch step it needs, the plan with its answer."""
     before = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view)
     touch = renderer.call("_sw_incremental_touch", cfg, SESSION_SQL, Target(), before)
-    return renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view, touch)
+    return renderer.call("_sw_incremental_touched", cfg, before, touch)
 
 
 def test_session_config_reads_the_gap(session_renderer):
@@ -1146,9 +1146,11 @@ def test_the_plan_reads_and_writes_nothing(session_renderer, incremental_rendere
         "cache lazy table __sw_candidates_sensor_vehicles",
         "cache lazy table __sw_touched_sensor_vehicles",
     ]
-    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, None, touch)
+    plan = renderer.call("_sw_incremental_touched", cfg, before, touch)
     assert renderer.queries == asked
     assert plan["late_rows"] == SUMMARY["late_rows"] + 1 and plan["touched_sessions"] == 2
+    # a new plan: the one the touch step read is as it was
+    assert before["late_rows"] == SUMMARY["late_rows"] and before["touched_sessions"] == 0
     fixed = config(incremental_renderer)
     assert incremental_renderer.call("_sw_incremental_touch", fixed, MODEL_SQL, Target(), before) is None
 
@@ -1212,7 +1214,7 @@ def test_every_statement_keeps_the_models_sql_as_written(incremental_renderer, s
     batch_view = cache_batch(renderer, cfg, MULTILINE_SQL, state)
     before = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view)
     touch = renderer.call("_sw_incremental_touch", cfg, MULTILINE_SQL, Target(), before)
-    plan = renderer.call("_sw_incremental_plan", cfg, state, SUMMARY, batch_view, touch)
+    plan = renderer.call("_sw_incremental_touched", cfg, before, touch)
     sessions = [
         *renderer.queries,
         renderer.call("_sw_incremental_session_pending_sql", cfg, MULTILINE_SQL, Target(), "late_t", plan),

@@ -19,7 +19,7 @@
     _sw_incremental_uncache drops them) and counts, with the touch query
     (_sw_incremental_session_touch_sql), the rows late because they touch an expired session and
     the span of the touched sessions, whose rows the run reads again, sent with the caching
-    (_sw_incremental_ask). `plan`: the plan before it (_sw_incremental_plan without `touch`). Returns what _sw_incremental_plan takes as `touch`;
+    (_sw_incremental_ask). `plan`: the plan before it (_sw_incremental_plan). Returns what _sw_incremental_touched takes;
     none for fixed windows, and when there is nothing to touch. -#}
 {% macro _sw_incremental_touch(cfg, model_sql, target, plan, session=none) %}
     {%- if not cfg.session or not plan.target_exists or plan.min_update_us is none -%}
