@@ -23,6 +23,15 @@ as
 {%- endmacro %}
 
 
+{#- The condition that holds for the rows of the table of windows in the partitions the run
+    rewrites (plan.partition_ranges: [first, last] partition starts, each range read whole). -#}
+{% macro _sw_incremental_in_partitions(plan) -%}
+    {%- for range in plan.partition_ranges -%}
+        {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
+    {%- endfor %}
+{%- endmacro %}
+
+
 {#- The rows of batch `batch_id` in the late or changelog table (partitioned by batch_id): a
     repeated run overwrites what an uncommitted attempt wrote. -#}
 {% macro _sw_incremental_batch_overwrite_sql(relation, batch_id, select_sql) -%}

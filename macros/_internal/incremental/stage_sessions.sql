@@ -369,9 +369,7 @@ union all
 __sw_stored as (
     select {{ spark_windows._sw_incremental_session_columns(cfg) }}, is_final, revision, timing, window_partition
     from {{ target }}
-    where {% for range in plan.partition_ranges -%}
-        {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
-    {%- endfor %}
+    where {{ spark_windows._sw_incremental_in_partitions(plan) }}
 )
 {%- endmacro %}
 
