@@ -167,6 +167,28 @@ TWO_PHASE_CASES = [
 RATIOS += [(name + TWO_PHASE, tumble) for name, tumble in RATIOS if name in TWO_PHASE_CASES]
 
 
+# Few windows per row: hop sliding every 30 minutes with a size of 2, 3, 6, 12 and 60 slides, each
+# aggregate set in every plan window_aggregate can take (its default; its pane plan in two phases;
+# the row-copy plan, the hop macro then GROUP BY; Spark's window() expansion), beside the
+# 30-minute tumble of the same aggregates: which plan is fastest on each shape
+# (`--keys`/`--days` set the rows per key and slide)
+FEW_SLIDE = "30 minutes"
+FEW_RATIOS = [2, 3, 6, 12, 60]
+FEW_AGGREGATES = {
+    "sum": AGGREGATES,
+    "all": ALL_MERGEABLE,
+    "distinct": {"users": "count(distinct u)"},
+    "hll": {"users": "hll_sketch_estimate(hll_sketch_agg(u))"},
+    "kll": {"median_v": KLL_MEDIAN},
+}
+FEW_PLANS = ["default", "two_phase", "row_copy", "spark_window"]
+
+
+def few_name(plan: str, ratio: int, aggregates: str) -> str:
+    """A few-windows case: `few_<plan>_hop_r<ratio>_<aggregates>`, or the tumble with ratio 1."""
+    return f"few_{plan}_{'tumble' if ratio == 1 else 'hop'}_r{ratio}_{aggregates}"
+
+
 # the macros take a table name or a query as their relation, not the {source} the runs fill in:
 # the cases are rendered over this name, which then becomes {source} again
 PLACEHOLDER = "bench_source"
@@ -237,6 +259,28 @@ def one_phase_specs(renderer: MacroRenderer) -> dict[str, dict]:
             "group by k, session_window(ts, '10 minutes')"
         },
     }
+
+
+def few_windows_specs(renderer: MacroRenderer) -> dict[str, dict]:
+    """The few-windows cases (FEW_RATIOS x FEW_AGGREGATES x FEW_PLANS, and the tumbles)."""
+    specs = {}
+    for label, aggregates in FEW_AGGREGATES.items():
+        specs[few_name("default", 1, label)] = wa_case({"type": "tumble", "size": FEW_SLIDE}, aggregates)
+        grouped = ", ".join(f"{sql} as {name}" for name, sql in aggregates.items())
+        for ratio in FEW_RATIOS:
+            size = f"{30 * ratio} minutes"
+            hop = {"type": "hop", "slide": FEW_SLIDE, "size": size}
+            tvf = render(renderer, "hop", "{source}", "ts", FEW_SLIDE, size)
+            specs[few_name("default", ratio, label)] = wa_case(hop, aggregates)
+            specs[few_name("two_phase", ratio, label)] = {**wa_case(hop, aggregates), "agg_phase_strategy": "two_phase"}
+            specs[few_name("row_copy", ratio, label)] = {
+                "sql": f"select k, window_start, window_end, {grouped} from {tvf} group by k, window_start, window_end"
+            }
+            specs[few_name("spark_window", ratio, label)] = {
+                "sql": f"select k, window.start as window_start, window.end as window_end, {grouped} "
+                f"from {{source}} group by k, window(ts, '{size}', '{FEW_SLIDE}')"
+            }
+    return specs
 
 
 def nexmark_specs(renderer: MacroRenderer) -> dict[str, dict]:
@@ -317,11 +361,13 @@ def case_sql(renderer: MacroRenderer, spec: dict, view: str) -> str:
     if "sql" in spec:
         return spec["sql"].replace("{source}", view)
     arguments = (spec["time_col"], spec["window"], spec["group_by"], spec["aggregates"])
-    return "select * from " + renderer.call("window_aggregate", view, *arguments, None, spec.get("agg_phase_strategy"))
+    return "select * from " + renderer.call(
+        "window_aggregate", view, *arguments, None, spec.get("agg_phase_strategy"), spec.get("plan")
+    )
 
 
 def all_specs(renderer: MacroRenderer) -> dict[str, dict]:
-    return {**case_specs(renderer), **nexmark_specs(renderer)}
+    return {**case_specs(renderer), **nexmark_specs(renderer), **few_windows_specs(renderer)}
 
 
 def cases(renderer: MacroRenderer, view: str) -> dict[str, str]:
@@ -441,7 +487,38 @@ def report(spark, args, events, names, timings, medians) -> None:
         print("\n| case | x case |\n|---|---:|")
         for case, base_case in pairs:
             print(f"| {case} | {medians[case] / medians[base_case]:.2f} x {base_case} |")
+    report_few_windows(args, events, medians)
     sys.stdout.flush()
+
+
+def report_few_windows(args, events, medians) -> None:
+    """The few-windows cases that ran: per shape (windows per row, aggregates) each plan's median,
+    the fastest, and the default's time over the fastest's and over the tumble's."""
+    rows = []
+    for label, ratio in itertools.product(FEW_AGGREGATES, FEW_RATIOS):
+        times = {plan: medians.get(few_name(plan, ratio, label)) for plan in FEW_PLANS}
+        if times["default"] is None:
+            continue
+        ran = {plan: value for plan, value in times.items() if value is not None}
+        fastest = min(ran, key=ran.get)
+        tumble = medians.get(few_name("default", 1, label))
+        cells = " | ".join("-" if times[plan] is None else f"{times[plan]:.2f}" for plan in FEW_PLANS)
+        versus_tumble = f"{times['default'] / tumble:.2f}" if tumble else "-"
+        rows.append(
+            f"| {ratio} | {label} | {cells} | {fastest} | {times['default'] / ran[fastest]:.2f} | {versus_tumble} |"
+        )
+    if rows:
+        per_slide = events / (args.keys * args.days * 48)
+        print(
+            f"\nfew windows per row (hop sliding every {FEW_SLIDE}; {per_slide:,.1f} rows per key and slide), median s:"
+        )
+        print(
+            "| windows per row | aggregates | "
+            + " | ".join(FEW_PLANS)
+            + " | fastest | default / fastest | default / tumble |"
+        )
+        print("|---:|---|" + "---:|" * len(FEW_PLANS) + "---|---:|---:|")
+        print("\n".join(rows))
 
 
 def time_query(spark, sql: str) -> float:

@@ -1,10 +1,17 @@
 {#- The plan window_aggregate takes for `spec`, `keys` and `aggs` (checked), over `relation`
-    (whose columns are `columns`, none when unknown). two_phase: the pane plans of hop and
-    cumulate add rows into panes before the shuffle (agg_phase_strategy='two_phase'). -#}
-{% macro _sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns, two_phase=false) -%}
+    (whose columns are `columns`, none when unknown), as `choice` says
+    (_sw_window_aggregate_choice): the pane plans add each row once into panes and merge panes
+    per window, in one phase or two ('two_phase': before the shuffle too); 'row_copy' copies each
+    row into its windows (the hop or cumulate macro) and groups; 'spark_window' groups by Spark's
+    window(). Tumbling windows (one pane) and sessions have one plan each, whatever the choice.
+    Aggregates that panes cannot merge (row_copy kind), an exact count(distinct) of tumbling
+    windows and a hop whose size is no whole multiple of its slide take the row-copy plan.
+    The choice stands as a comment before the plan's SQL. -#}
+{% macro _sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns, choice) -%}
     {%- set row_copy = aggs | selectattr('kind', 'equalto', 'row_copy') | list | length > 0 -%}
     {%- set distinct = aggs | selectattr('kind', 'equalto', 'count_distinct') | list | length > 0 -%}
     {%- set one_pane = spec.type == 'tumble' or (spec.type != 'session' and spec.aligned and spec.panes_per_window == 1) -%}
+    {%- set comment = '/* window_aggregate plan: ' ~ choice.plan ~ ' (' ~ choice.why ~ ') */\n' if choice.why else '' -%}
     {#- sessions of a fixed gap: GROUP BY of each row's session index (any aggregate), unless
         the input has window columns of its own, which the session macro replaces -#}
     {%- set window_columns = ['window_start', 'window_end', 'window_time'] -%}
@@ -12,20 +19,94 @@
         and (columns or []) | map('lower') | select('in', window_columns) | list | length == 0 -%}
         {{ return(spark_windows._sw_session_aggregate(relation, time_col, spec.gap_us, keys, aggs)) }}
     {%- endif -%}
+    {%- if choice.plan == 'spark_window' -%}
+        {{ return(comment ~ spark_windows._sw_spark_window_aggregate(relation, time_col, spec, keys, aggs)) }}
+    {%- endif -%}
     {#- a window of one pane holds each row once: GROUP BY of the tumbling rows is the plan -#}
     {#- a hop whose size is not a whole multiple of its slide has no common pane per window:
         each row is copied into its ceil(size / slide) windows -#}
-    {%- if spec.type == 'session' or row_copy or (distinct and one_pane) or not spec.aligned -%}
-        {{ return(spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
+    {%- if choice.plan == 'row_copy' or spec.type == 'session' or row_copy or (distinct and one_pane) or not spec.aligned -%}
+        {{ return(comment ~ spark_windows._sw_row_copy_aggregate(relation, time_col, spec, keys, aggs)) }}
     {%- endif -%}
+    {%- set two_phase = choice.plan == 'two_phase' -%}
     {%- if one_pane -%}
         {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, 'tumble', spec.size_us, 1, spec.offset_us % spec.size_us)) }}
     {%- endif -%}
     {%- if distinct -%}
-        {{ return(spark_windows._sw_distinct_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us, two_phase)) }}
+        {{ return(comment ~ spark_windows._sw_distinct_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us, two_phase)) }}
     {%- endif -%}
-    {{ return(spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us, two_phase)) }}
+    {{ return(comment ~ spark_windows._sw_sliced_aggregate(relation, time_col, keys, aggs, spec.type, spec.pane_us, spec.panes_per_window, spec.offset_us, two_phase)) }}
 {%- endmacro %}
+
+
+{#- The plan of a hop (or tumble) by Spark's own window(): GROUP BY of the window each row falls in
+    (Spark expands each row into its ceil(size / slide) windows and keeps those that hold it). A
+    row without a time is in no window. -#}
+{% macro _sw_spark_window_aggregate(relation, time_col, spec, keys, aggs) -%}
+    {%- set group_columns = keys + ['window'] -%}
+    {%- set slide_us = spec.pane_us if spec.type == 'hop' else spec.size_us -%}
+(
+    select
+        {%- for key in keys %}
+        {{ key }},
+        {%- endfor %}
+        window.start as window_start,
+        window.end as window_end,
+        window_time(window) as window_time
+        {%- for agg in aggs %},
+        {{ agg.sql }} as {{ agg.name }}
+        {%- endfor %}
+    from {{ relation }} as __sw_source
+    where {{ time_col }} is not null
+    group by {% for key in keys %}{{ key }}, {% endfor %}window({{ time_col }}, '{{ spec.size_us }} microseconds', '{{ slide_us }} microseconds', '{{ spec.offset_us % slide_us }} microseconds')
+)
+{%- endmacro %}
+
+
+{#- What window_aggregate does for `spec` and `aggs`: {plan, why}. `plan` (the analyst's, which
+    wins) or `agg_phase_strategy` ('one_phase' or 'two_phase': the pane plan in one or two
+    phases) name it; else it is chosen from what is known when the model compiles (`why` says
+    what). Tumbling windows and sessions have one plan each (why empty). -#}
+{% macro _sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, macro_name) %}
+    {%- set strategy = spark_windows._sw_agg_phase_strategy(agg_phase_strategy, macro_name) if agg_phase_strategy is not none else none -%}
+    {%- set accepted = ['one_phase', 'two_phase', 'row_copy', 'spark_window'] -%}
+    {%- if plan is not none and (plan is not string or plan | lower not in accepted) -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": plan " ~ (("'" ~ plan ~ "'") if plan is string else plan) ~ " is not one of "
+            ~ "'one_phase' (rows shuffled by group_by, then added into panes that are merged per window), "
+            ~ "'two_phase' (rows added into panes before the shuffle too), 'row_copy' (each row copied into its windows, then "
+            ~ "GROUP BY) or 'spark_window' (GROUP BY Spark's window(), hop and tumble only); leave it out to let "
+            ~ macro_name ~ " choose") }}
+    {%- endif -%}
+    {%- set plan = plan | lower if plan is not none else none -%}
+    {%- if plan is not none and strategy is not none and plan != strategy -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": plan ('" ~ plan ~ "') and agg_phase_strategy ('" ~ strategy ~ "') disagree; give one of them") }}
+    {%- endif -%}
+    {%- if plan == 'spark_window' and spec.type not in ['hop', 'tumble'] -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": plan 'spark_window' is for hop and tumble windows (Spark's window()); a " ~ spec.type
+            ~ " window takes 'one_phase', 'two_phase' or 'row_copy'") }}
+    {%- endif -%}
+    {%- if plan == 'spark_window' and spec.pane_us > spec.size_us -%}
+        {{ exceptions.raise_compiler_error(
+            macro_name ~ ": plan 'spark_window' cannot take a hop with gaps (a slide longer than the size): Spark's "
+            ~ "window() refuses it; take 'row_copy'") }}
+    {%- endif -%}
+    {%- if spec.type in ['tumble', 'session'] -%}
+        {{ return({'plan': plan or strategy or 'one_phase', 'why': ''}) }}
+    {%- endif -%}
+    {%- if plan is not none or strategy is not none -%}
+        {{ return({'plan': plan or strategy, 'why': 'given'}) }}
+    {%- endif -%}
+    {{ return(spark_windows._sw_window_aggregate_default(spec, aggs)) }}
+{% endmacro %}
+
+
+{#- The plan window_aggregate chooses for a hop or cumulate window when the model names none. -#}
+{% macro _sw_window_aggregate_default(spec, aggs) %}
+    {{ return({'plan': 'one_phase', 'why': 'the default'}) }}
+{% endmacro %}
 
 
 {#- agg_phase_strategy, as Flink's table.optimizer.agg-phase-strategy names it: 'one_phase'

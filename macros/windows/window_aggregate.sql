@@ -1,29 +1,28 @@
 {#- window_aggregate: windowed aggregation that adds each row once into slices (panes) and
     merges slices per window, so hop and cumulate cost about what tumble costs, whatever
     size/slide. Same results as the table-valued macro followed by GROUP BY. -#}
-{% macro window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=none, agg_phase_strategy=none) -%}
+{% macro window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=none, agg_phase_strategy=none, plan=none) -%}
     {#- checked and rendered when the model is compiled, not while dbt parses the project:
         a bad argument then fails only the models that hold it -#}
     {%- if not execute -%}
         {{ return(spark_windows._sw_parse_placeholder()) }}
     {%- endif -%}
-    {{ return(adapter.dispatch('window_aggregate', 'spark_windows')(relation, time_col, window, group_by, aggregates, time_zone, agg_phase_strategy)) }}
+    {{ return(adapter.dispatch('window_aggregate', 'spark_windows')(relation, time_col, window, group_by, aggregates, time_zone, agg_phase_strategy, plan)) }}
 {%- endmacro %}
 
 
-{% macro default__window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=none, agg_phase_strategy=none) -%}
+{% macro default__window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=none, agg_phase_strategy=none, plan=none) -%}
     {{ spark_windows._sw_unsupported_adapter('window_aggregate') }}
 {%- endmacro %}
 
 
-{% macro spark__window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=none, agg_phase_strategy=none) -%}
+{% macro spark__window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=none, agg_phase_strategy=none, plan=none) -%}
     {%- set name = 'window_aggregate' -%}
     {%- do spark_windows._sw_require_relation(relation, name) -%}
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col') -%}
     {%- set spec = spark_windows._sw_window_spec(window, name, any_hop=true) -%}
     {%- set keys = spark_windows._sw_column_list(group_by, name, 'group_by') -%}
     {%- set aggs = spark_windows._sw_parse_aggregates(aggregates, name, keys) -%}
-    {%- set two_phase = spark_windows._sw_agg_phase_strategy(agg_phase_strategy, name) == 'two_phase' -%}
     {%- for agg in aggs -%}
         {%- do spark_windows._sw_require_expression(agg.sql, name, "aggregate '" ~ agg.name ~ "'",
             "one aggregate call such as 'sum(car_count)' or 'count(*)'") -%}
@@ -43,15 +42,16 @@
     {%- else -%}
         {%- set relation = spark_windows._sw_batch_input(relation, time_col, spec.size_us, name, mode) -%}
     {%- endif -%}
+    {%- set choice = spark_windows._sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, name) -%}
     {%- if mode.kind == 'instant' -%}
-        {{ return(spark_windows._sw_batch_output(spark_windows._sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns, two_phase))) }}
+        {{ return(spark_windows._sw_batch_output(spark_windows._sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns, choice))) }}
     {%- endif -%}
     {#- wall-clock windows (a timestamp_ntz column, or time_zone): every plan runs on a timestamp
         whose microseconds are the wall-clock ones, and its window bounds are converted back -#}
     {%- set walled -%}
         (select __sw_source.*, timestamp_micros({{ spark_windows._sw_time_us(time_col, mode) }}) as __sw_wall_ts from {{ relation }} as __sw_source)
     {%- endset -%}
-    {%- set plan = spark_windows._sw_window_aggregate_plan(walled, '__sw_wall_ts', spec, keys, aggs, columns, two_phase) -%}
+    {%- set planned = spark_windows._sw_window_aggregate_plan(walled, '__sw_wall_ts', spec, keys, aggs, columns, choice) -%}
     {%- set windows -%}
 (
     select
@@ -62,7 +62,7 @@
         {%- for agg in aggs %},
         __sw_walled.{{ agg.name }}
         {%- endfor %}
-    from {{ plan }} as __sw_walled
+    from {{ planned }} as __sw_walled
 )
     {%- endset -%}
     {{ return(spark_windows._sw_batch_output(windows)) }}

@@ -2,7 +2,7 @@
 -- aggregates, as an analyst's model computes them. Enabled only by the benchmark (var
 -- spark_windows_bench), which creates its input and passes the case in var
 -- spark_windows_bench_case: a window_aggregate call (time_col, window, group_by, aggregates,
--- optionally agg_phase_strategy) or, for the plans it is compared with, the query text (`sql`,
+-- optionally agg_phase_strategy and plan) or, for the plans it is compared with, the query text (`sql`,
 -- reading `{source}`).
 {{ config(
     materialized='table',
@@ -16,7 +16,7 @@
     select *
     from {{ spark_windows.window_aggregate(
         source, case['time_col'], case['window'], case['group_by'], case['aggregates'],
-        agg_phase_strategy=case.get('agg_phase_strategy')
+        agg_phase_strategy=case.get('agg_phase_strategy'), plan=case.get('plan')
     ) }} as windows
 {% elif case is mapping and 'sql' in case %}
     {{ case['sql'] | replace('{source}', source) }}

@@ -159,8 +159,9 @@ def model_rows(windows, aggregate_set):
     return sorted(rows, key=repr)
 
 
-# window_aggregate's agg_phase_strategy: none (the default, one phase) or 'two_phase'
-STRATEGIES = [None, "two_phase"]
+# window_aggregate's plan: none (its choice), the pane plan in two phases, the row-copy plan, or
+# Spark's window() (hop and tumble only: drawn for another window, the choice stands)
+STRATEGIES = [None, "two_phase", "row_copy", "spark_window"]
 
 
 @PROPERTY_SETTINGS
@@ -203,15 +204,20 @@ def check_window_aggregate(spark, renderer, case, kind, keyed, aggregate_set, st
     view = load_events(spark, rows)
     spec = window_spec(kind, unit_name, step_n, ratio, offset_n)
     group_by = ["k"] if keyed else []
-    sliced = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates, None, strategy)
-    if strategy and keyed and kind in ["hop", "cumulate"] and ratio > 1 and "__sw_pane" in sliced:
-        one_phase = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates)
-        assert sliced != one_phase, "two phases: the panes' rows not shuffled by group first"
+    if strategy == "spark_window" and kind not in ["hop", "tumble"]:
+        strategy = None
+    sliced = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates, None, None, strategy)
+    if strategy == "two_phase" and keyed and kind in ["hop", "cumulate"] and ratio > 1 and "__sw_pane" in sliced:
+        one_phase = renderer.call("window_aggregate", view, "ts", spec, group_by, aggregates, None, "one_phase")
+        assert sliced.split("\n", 1)[1] != one_phase.split("\n", 1)[1], "two phases: rows not shuffled by group first"
+    panes = strategy in [None, "two_phase"]
     if kind == "session":
         assert "group by " in sliced and "__sw_windowed" not in sliced, "sessions grouped by their index"
-    elif aggregate_set == "distinct":
+    elif strategy == "spark_window":
+        assert "window(ts, " in sliced and "__sw_windowed" not in sliced, "Spark's window()"
+    elif aggregate_set == "distinct" or strategy == "row_copy":
         assert "__sw_windowed" in sliced and "__sw_pane" not in sliced, "the row-copy plan"
-    if aggregate_set.startswith("count_distinct") and kind in ["hop", "cumulate"] and ratio > 1:
+    if panes and aggregate_set.startswith("count_distinct") and kind in ["hop", "cumulate"] and ratio > 1:
         assert "__sw_distinct" in sliced and "__sw_windowed" not in sliced, "the distinct sweep"
     actual = sorted((tuple(r) for r in spark.sql(aggregate_query(sliced, list(aggregates), keyed)).collect()), key=repr)
     model_input = rows if keyed else [(None, t, v) for _, t, v in rows]

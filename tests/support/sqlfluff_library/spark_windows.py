@@ -40,7 +40,9 @@ def calendar_window(relation, time_col, unit, time_zone=None, offset=None):
     return _subquery(relation)
 
 
-def window_aggregate(relation, time_col, window, group_by, aggregates, time_zone=None, agg_phase_strategy=None):
+def window_aggregate(
+    relation, time_col, window, group_by, aggregates, time_zone=None, agg_phase_strategy=None, plan=None
+):
     return _subquery(relation)
 
 
