@@ -41,7 +41,8 @@
 
 {#- The plan of a hop (or tumble) by Spark's own window(): GROUP BY of the window each row falls in
     (Spark expands each row into its ceil(size / slide) windows and keeps those that hold it). A
-    row without a time is in no window. -#}
+    row without a time is in no window. window_time is read from the window's end (Spark's
+    window_time() of the window fails beside a distinct aggregate). -#}
 {% macro _sw_spark_window_aggregate(relation, time_col, spec, keys, aggs) -%}
     {%- set group_columns = keys + ['window'] -%}
     {%- set slide_us = spec.pane_us if spec.type == 'hop' else spec.size_us -%}
@@ -52,7 +53,7 @@
         {%- endfor %}
         window.start as window_start,
         window.end as window_end,
-        window_time(window) as window_time
+        timestamp_micros(unix_micros(window.end) - 1) as window_time
         {%- for agg in aggs %},
         {{ agg.sql }} as {{ agg.name }}
         {%- endfor %}
@@ -96,6 +97,12 @@
     {%- if spec.type in ['tumble', 'session'] -%}
         {{ return({'plan': plan or strategy or 'one_phase', 'why': ''}) }}
     {%- endif -%}
+    {%- if plan != 'spark_window' and aggs | selectattr('kind', 'equalto', 'row_copy') | list -%}
+        {{ return({'plan': 'row_copy', 'why': 'an aggregate that panes cannot merge'}) }}
+    {%- endif -%}
+    {%- if plan != 'spark_window' and not spec.aligned -%}
+        {{ return({'plan': 'row_copy', 'why': 'no pane makes every window: the size is no whole multiple of the slide'}) }}
+    {%- endif -%}
     {%- if plan is not none or strategy is not none -%}
         {{ return({'plan': plan or strategy, 'why': 'given'}) }}
     {%- endif -%}
@@ -103,9 +110,21 @@
 {% endmacro %}
 
 
-{#- The plan window_aggregate chooses for a hop or cumulate window when the model names none. -#}
+{#- The plan window_aggregate chooses for an aligned hop or cumulate window of mergeable
+    aggregates when the model names none, from what is known when the model compiles: how many
+    windows hold each row, and the aggregates. A row of a hop is in size / slide windows: at two,
+    with counts, sums, averages, minima and maxima, copying each row into both windows and
+    grouping (the row-copy plan) costs less than making panes and merging them two by two; from
+    three on, and for distinct counts, sketches and variances, the pane plan is the fastest or
+    near it. A cumulating window merges its panes by a running frame. Panes are added after the
+    shuffle (one phase): the rows per group and slide, which tell when two phases pay, are not
+    known when the model compiles (docs/benchmarks.md, "Few windows per row"). -#}
 {% macro _sw_window_aggregate_default(spec, aggs) %}
-    {{ return({'plan': 'one_phase', 'why': 'the default'}) }}
+    {%- set copied = ['count_star', 'count', 'sum', 'avg', 'min', 'max'] -%}
+    {%- if spec.type == 'hop' and spec.panes_per_window == 2 and aggs | rejectattr('kind', 'in', copied) | list | length == 0 -%}
+        {{ return({'plan': 'row_copy', 'why': '2 windows per row'}) }}
+    {%- endif -%}
+    {{ return({'plan': 'one_phase', 'why': (spec.panes_per_window ~ ' windows per row' if spec.type == 'hop' else 'cumulate')}) }}
 {% endmacro %}
 
 
