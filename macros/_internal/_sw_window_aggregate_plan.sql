@@ -67,8 +67,8 @@
 {#- What window_aggregate does for `spec` and `aggs`: {plan, why}. `plan` (the analyst's, which
     wins) or `agg_phase_strategy` ('one_phase' or 'two_phase': the pane plan in one or two
     phases) name it; else it is chosen from what is known when the model compiles (`why` says
-    what). Tumbling windows and sessions have one plan each (why empty). -#}
-{% macro _sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, macro_name) %}
+    what; `types`: the input's column types, where known). Tumbling windows and sessions have one plan each (why empty). -#}
+{% macro _sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, macro_name, types={}) %}
     {%- set strategy = spark_windows._sw_agg_phase_strategy(agg_phase_strategy, macro_name) if agg_phase_strategy is not none else none -%}
     {%- set accepted = ['one_phase', 'two_phase', 'row_copy', 'spark_window'] -%}
     {%- if plan is not none and (plan is not string or plan | lower not in accepted) -%}
@@ -106,22 +106,32 @@
     {%- if plan is not none or strategy is not none -%}
         {{ return({'plan': plan or strategy, 'why': 'given'}) }}
     {%- endif -%}
-    {{ return(spark_windows._sw_window_aggregate_default(spec, aggs)) }}
+    {{ return(spark_windows._sw_window_aggregate_default(spec, aggs, types)) }}
 {% endmacro %}
 
 
 {#- The plan window_aggregate chooses for an aligned hop or cumulate window of mergeable
     aggregates when the model names none, from what is known when the model compiles: how many
-    windows hold each row, and the aggregates. A row of a hop is in size / slide windows: at two,
-    with counts, sums, averages, minima and maxima, copying each row into both windows and
-    grouping (the row-copy plan) costs less than making panes and merging them two by two; from
-    three on, and for distinct counts, sketches and variances, the pane plan is the fastest or
-    near it. A cumulating window merges its panes by a running frame. Panes are added after the
-    shuffle (one phase): the rows per group and slide, which tell when two phases pay, are not
-    known when the model compiles (docs/benchmarks.md, "Few windows per row"). -#}
-{% macro _sw_window_aggregate_default(spec, aggs) %}
-    {%- set copied = ['count_star', 'count', 'sum', 'avg', 'min', 'max'] -%}
-    {%- if spec.type == 'hop' and spec.panes_per_window == 2 and aggs | rejectattr('kind', 'in', copied) | list | length == 0 -%}
+    windows hold each row, the aggregates, and the input's column types where it is a table
+    (`types`, lower-case name: type). A row of a hop is in size / slide windows: at two, copying
+    each row into both windows and grouping (the row-copy plan) costs less than making panes and
+    merging them two by two, for counts, sums, minima and maxima alike; from three on, and for
+    distinct counts and sketches, the pane plan is the fastest or near it. Only aggregates whose
+    type and value are the same in every plan take the row-copy plan: count, min, max, and sum of
+    an integer column (a decimal sum keeps another scale, avg adds in double). A cumulating window
+    merges its panes by a running frame. Panes are added after the shuffle (one phase): the rows
+    per group and slide, which tell when two phases pay, are not known when the model compiles
+    (docs/benchmarks.md, "Few windows per row"). -#}
+{% macro _sw_window_aggregate_default(spec, aggs, types={}) %}
+    {%- set integral = ['tinyint', 'smallint', 'int', 'bigint'] -%}
+    {%- set same = [] -%}
+    {%- for agg in aggs -%}
+        {%- if agg.kind in ['count_star', 'count', 'min', 'max']
+            or (agg.kind == 'sum' and types.get(spark_windows._sw_column_key(agg.arg)) in integral) -%}
+            {%- do same.append(agg.name) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if spec.type == 'hop' and spec.panes_per_window == 2 and same | length == aggs | length -%}
         {{ return({'plan': 'row_copy', 'why': '2 windows per row'}) }}
     {%- endif -%}
     {{ return({'plan': 'one_phase', 'why': (spec.panes_per_window ~ ' windows per row' if spec.type == 'hop' else 'cumulate')}) }}

@@ -42,7 +42,7 @@
     {%- else -%}
         {%- set relation = spark_windows._sw_batch_input(relation, time_col, spec.size_us, name, mode) -%}
     {%- endif -%}
-    {%- set choice = spark_windows._sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, name) -%}
+    {%- set choice = spark_windows._sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, name, spark_windows._sw_column_types(described)) -%}
     {%- if mode.kind == 'instant' -%}
         {{ return(spark_windows._sw_batch_output(spark_windows._sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns, choice))) }}
     {%- endif -%}

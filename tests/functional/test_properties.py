@@ -299,7 +299,10 @@ def test_window_aggregate_hop_sums_overflow_only_where_group_by_does(spark, rend
             f"cast({sign * 4 * 10**18} as bigint) as v from values {', '.join(f'({m})' for m in minutes)} as e(m)"
         )
         spec = {"type": "hop", "slide": "1 minute", "size": "2 minutes"}
-        sliced = renderer.call("window_aggregate", "__sw_big_events", "ts", spec, ["k"], aggregates)
+        # the pane plan named: two windows per row would copy rows by default
+        sliced = renderer.call(
+            "window_aggregate", "__sw_big_events", "ts", spec, ["k"], aggregates, None, None, "one_phase"
+        )
         assert "__sw_leaves desc" in sliced, "the sweep plan"
         actual = sorted(tuple(r) for r in spark.sql(aggregate_query(sliced, list(aggregates), True)).collect())
         windowed = renderer.call("hop", "__sw_big_events", "ts", "1 minute", "2 minutes")

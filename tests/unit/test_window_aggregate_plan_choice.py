@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from render_cases import CUMULATE, HOP, is_row_copy
 
-from dev.macro_renderer import CompilerError, MacroRenderer, parse_relation
+from dev.macro_renderer import CompilerError, MacroRenderer, Relation, parse_relation
 
 pytestmark = pytest.mark.fast
 
@@ -19,9 +19,15 @@ def renderer() -> MacroRenderer:
     return MacroRenderer()
 
 
-def plan_of(renderer, window, aggregates=SUMS, agg_phase_strategy=None, plan=None) -> tuple[str, str]:
+# a table whose column types are known when the model compiles
+EVENTS = Relation(
+    "events", [("k", "string"), ("ts", "timestamp"), ("v", "int"), ("u", "bigint"), ("d", "decimal(20,10)")]
+)
+
+
+def plan_of(renderer, window, aggregates=SUMS, agg_phase_strategy=None, plan=None, relation=EVENTS) -> tuple[str, str]:
     """(the comment naming the plan, the SQL), the SQL checked to parse."""
-    sql = renderer.call("window_aggregate", "events", "ts", window, ["k"], aggregates, None, agg_phase_strategy, plan)
+    sql = renderer.call("window_aggregate", relation, "ts", window, ["k"], aggregates, None, agg_phase_strategy, plan)
     parse_relation(sql)
     first = sql.split("\n", 1)[0]
     return (first if first.startswith("/*") else ""), sql
@@ -31,25 +37,34 @@ def hop(windows_per_row: int, slide_minutes: int = 30) -> dict:
     return {"type": "hop", "slide": f"{slide_minutes} minutes", "size": f"{windows_per_row * slide_minutes} minutes"}
 
 
-@pytest.mark.parametrize("aggregates", [SUMS, {"n": "count(v)", "mean": "avg(v)", "lo": "min(v)", "hi": "max(v)"}])
-def test_a_hop_of_two_windows_per_row_of_counts_sums_and_extremes_copies_rows(renderer, aggregates):
+@pytest.mark.parametrize("aggregates", [SUMS, {"n": "count(v)", "lo": "min(v)", "hi": "max(d)", "users": "sum(u)"}])
+def test_a_hop_of_two_windows_per_row_of_counts_integer_sums_and_extremes_copies_rows(renderer, aggregates):
     """Each row in two windows: copied into both and grouped, cheaper than panes merged two by
-    two, at one row per key and slide and at 62 (docs/benchmarks.md, "Few windows per row")."""
+    two, at one row per key and slide and at 62 (docs/benchmarks.md, "Few windows per row");
+    these aggregates have the same type and value in every plan."""
     comment, sql = plan_of(renderer, hop(2), aggregates)
     assert comment == "/* window_aggregate plan: row_copy (2 windows per row) */"
     assert is_row_copy(sql)
 
 
 @pytest.mark.parametrize(
-    "aggregates",
+    ("aggregates", "relation"),
     [
-        {"users": "count(distinct u)"},
-        {"users": "hll_sketch_estimate(hll_sketch_agg(u))"},
-        {"n": "count(*)", "spread": "stddev(v)"},
+        ({"users": "count(distinct u)"}, EVENTS),
+        ({"users": "hll_sketch_estimate(hll_sketch_agg(u))"}, EVENTS),
+        ({"n": "count(*)", "spread": "stddev(v)"}, EVENTS),
+        # avg adds in double when grouped, exactly in panes; a decimal sum keeps another scale
+        ({"n": "count(*)", "mean": "avg(v)"}, EVENTS),
+        ({"n": "count(*)", "total": "sum(d)"}, EVENTS),
+        # a sum whose column type is not known (a query, or an expression)
+        (SUMS, "events"),
+        ({"total": "sum(v * 2)"}, EVENTS),
     ],
 )
-def test_a_hop_of_two_windows_per_row_of_distinct_counts_sketches_or_variances_merges_panes(renderer, aggregates):
-    comment, sql = plan_of(renderer, hop(2), aggregates)
+def test_a_hop_of_two_windows_per_row_merges_panes_where_copied_rows_could_change_a_result(
+    renderer, aggregates, relation
+):
+    comment, sql = plan_of(renderer, hop(2), aggregates, relation=relation)
     assert comment == "/* window_aggregate plan: one_phase (2 windows per row) */"
     assert not is_row_copy(sql)
 
