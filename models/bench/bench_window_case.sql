@@ -11,11 +11,16 @@
 
 {%- set case = var('spark_windows_bench_case', {}) -%}
 {%- set source = var('spark_windows_bench_source', 'bench_events') -%}
+{#- a relation, as ref() gives one: window_aggregate knows its column types -#}
+{%- set relation = source -%}
+{%- if execute and '.' in source -%}
+    {%- set relation = adapter.get_relation(database=none, schema=source.split('.')[0], identifier=source.split('.')[1]) or source -%}
+{%- endif -%}
 
 {% if case is mapping and 'window' in case %}
     select *
     from {{ spark_windows.window_aggregate(
-        source, case['time_col'], case['window'], case['group_by'], case['aggregates'],
+        relation, case['time_col'], case['window'], case['group_by'], case['aggregates'],
         agg_phase_strategy=case.get('agg_phase_strategy'), plan=case.get('plan')
     ) }} as windows
 {% elif case is mapping and 'sql' in case %}
