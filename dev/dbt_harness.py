@@ -9,6 +9,9 @@ from dbt.cli.main import dbtRunner, dbtRunnerResult
 
 from dev.project import PROJECT_DIR
 
+# the targets of profiles/profiles.yml whose Spark runs inside the dbt process
+EMBEDDED_TARGETS = ("local", "iceberg")
+
 
 class DbtFailed(AssertionError):
     """A dbt command that should have passed did not, or the other way round."""
@@ -97,7 +100,7 @@ class Warehouse:
 
 
 class SessionWarehouse(Warehouse):
-    """The `local` target: the Spark session dbt opened in this process."""
+    """An embedded target (`local`, `iceberg`): the Spark session dbt opened in this process."""
 
     def __init__(self, schema: str):
         super().__init__(schema)
@@ -144,4 +147,4 @@ class ThriftWarehouse(Warehouse):
 
 
 def open_warehouse(target: str, schema: str) -> Warehouse:
-    return SessionWarehouse(schema) if target == "local" else ThriftWarehouse(schema)
+    return SessionWarehouse(schema) if target in EMBEDDED_TARGETS else ThriftWarehouse(schema)

@@ -8,7 +8,7 @@ import shutil
 import pytest
 from incremental_replay import Replay, crash_seed, replay, replay_with_kills
 
-from dev.dbt_harness import Warehouse, configure_environment, open_warehouse, run_dbt
+from dev.dbt_harness import EMBEDDED_TARGETS, Warehouse, configure_environment, open_warehouse, run_dbt
 from dev.macro_renderer import MacroRenderer
 from dev.project import PROJECT_DIR, TARGET_DIR
 
@@ -46,7 +46,7 @@ def warehouse(dbt_target) -> Warehouse:
     # test_validate_sql reads target/compiled: only what this build compiles belongs there
     shutil.rmtree(TARGET_DIR / "compiled", ignore_errors=True)
     # --full-refresh: incremental models start again, whatever an earlier session left
-    excluded = [] if dbt_target == "local" else BEYOND_LOCAL_EXCLUDE
+    excluded = [] if dbt_target in EMBEDDED_TARGETS else BEYOND_LOCAL_EXCLUDE
     run_dbt(["build", "--target", dbt_target, "--full-refresh", *excluded])
     return open_warehouse(dbt_target, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))
 
@@ -65,7 +65,7 @@ def incremental_replay(request, dbt_target, tmp_path_factory) -> Replay:
     cut-off for all five (support/incremental_replay.py): on the `local` target in driver
     processes of their own, four of them killed at random points of a run; on other targets in
     this process, on the warehouse. The sensor, session and crash tests each check it."""
-    if dbt_target == "local":
-        return replay_with_kills(tmp_path_factory.mktemp("replay"), crash_seed())
+    if dbt_target in EMBEDDED_TARGETS:
+        return replay_with_kills(tmp_path_factory.mktemp("replay"), crash_seed(), dbt_target)
     warehouse = request.getfixturevalue("warehouse")
     return replay(warehouse.rows, os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows"))

@@ -10,7 +10,8 @@
     Like dbt-spark's table and incremental materializations it honours location_root (each kept
     table in its own folder under it), persist_docs (the model's description as the table's
     comment), tblproperties (on every kept table) and grants (apply_grants on every kept table),
-    and refuses what it cannot honour (a file_format other than parquet, partition_by, ...). -#}
+    and refuses what it cannot honour (a file_format other than parquet or iceberg,
+    partition_by, ...). -#}
 
 {% materialization windowed_incremental, adapter='spark' %}
     {%- set cfg = spark_windows._sw_incremental_config(config) -%}
@@ -27,7 +28,8 @@
         cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else [])
         + (['input_file_col', cfg.file_col] if cfg.file_col else []), sort_keys=true) -%}
     {%- set fingerprint = local_md5(fingerprint_text) -%}
-    {%- set clauses = spark_windows._sw_incremental_table_clauses(tables, target) -%}
+    {%- set clauses = spark_windows._sw_incremental_table_clauses(tables, target, cfg.iceberg) -%}
+    {%- set format = spark_windows._sw_incremental_format(cfg) -%}
     {%- set own_folders = config.get('location_root') is not none -%}
     {%- set grant_config = config.get('grants') -%}
 
@@ -105,26 +107,27 @@
             {#- first, on a first run: the run's folder is inside the table's -#}
             {%- set first = spark_windows._sw_incremental_send(session, writes + spark_windows._sw_incremental_create_statements(target,
                 spark_windows._sw_incremental_create_sql(target, spark_windows._sw_incremental_stored_sql(cfg, '(' ~ steps.stage ~ ')'),
-                'window_partition', clauses.table), own_folders)) -%}
+                'window_partition', clauses.table, format), own_folders)) -%}
             {%- do run_query(first) -%}
             {%- set writes = [] -%}
         {%- endif -%}
         {#- Write once where the table can take the staged partitions by metadata (a folder of the
             run's own, _sw_incremental_run_folder); else the staging table is rewritten into it. -#}
-        {%- set run_folder = spark_windows._sw_incremental_run_folder(target, batch_id) if plan.rewrite else none -%}
+        {%- set run_folder = spark_windows._sw_incremental_run_folder(cfg, target, batch_id) if plan.rewrite else none -%}
         {%- set read = spark_windows._sw_incremental_read_partitions(cfg, plan) -%}
         {%- if plan.rewrite -%}
             {%- do writes.extend(spark_windows._sw_incremental_create_statements(pending,
-                spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder, read), run_folder is not none)) -%}
+                spark_windows._sw_incremental_stage_sql(pending, steps.stage, run_folder, read, format,
+                    plan.partition_ranges if cfg.iceberg else none), run_folder is not none)) -%}
         {%- endif -%}
         {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.late,
-            spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late), own_folders)) -%}
+            spark_windows._sw_incremental_create_sql(tables.late, steps.late, 'batch_id', clauses.late, format), own_folders)) -%}
         {%- if plan.late_rows > 0 -%}
             {%- do writes.append(spark_windows._sw_incremental_batch_overwrite_sql(tables.late, batch_id, steps.late)) -%}
         {%- endif -%}
         {%- if cfg.changelog -%}
             {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.changelog,
-                spark_windows._sw_incremental_create_sql(tables.changelog, steps.changelog_shape, 'batch_id', clauses.changelog), own_folders)) -%}
+                spark_windows._sw_incremental_create_sql(tables.changelog, steps.changelog_shape, 'batch_id', clauses.changelog, format), own_folders)) -%}
             {%- if plan.rewrite -%}
                 {%- do writes.append(spark_windows._sw_incremental_batch_overwrite_sql(tables.changelog, batch_id, steps.changelog)) -%}
             {%- endif -%}
@@ -138,14 +141,20 @@
         {#- 4. Commit: one row in the state table. From here on the run counts as done; a crash
                after it is finished by the next run's step 1. -#}
         {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
-            spark_windows._sw_incremental_state_ddl(tables.state, clauses.state), own_folders)) -%}
+            spark_windows._sw_incremental_state_ddl(tables.state, clauses.state, format), own_folders)) -%}
         {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts, session.time_zone)) -%}
 
         {#- 5. Apply: the table takes the staged partitions, by metadata from the run's folder or
-               by a rewrite, then the staging table is dropped. The last statement sent is the
-               model's main statement: the script, else the rewrite, else the commit. Sent one
-               by one, the metadata apply reads the staged partitions' names first. -#}
-        {%- if plan.rewrite and run_folder is none -%}
+               by a rewrite (on Iceberg a REPLACE WHERE of the partitions the run rewrites), then
+               the staging table is dropped. The last statement sent is the model's main
+               statement: the script, else the rewrite, else the commit. Sent one by one, the
+               metadata apply reads the staged partitions' names first. -#}
+        {%- if plan.rewrite and cfg.iceberg -%}
+            {%- set replace = spark_windows._sw_incremental_replace_sql(cfg, target, pending, plan.partition_ranges) -%}
+            {%- if replace | trim -%}
+                {%- do writes.append(replace) -%}
+            {%- endif -%}
+        {%- elif plan.rewrite and run_folder is none -%}
             {%- do writes.append(spark_windows._sw_incremental_overwrite_sql(cfg, target, pending)) -%}
         {%- elif plan.rewrite and session.scripts -%}
             {%- do writes.extend(spark_windows._sw_incremental_repoint_script(cfg, target, pending, run_folder, read=read)
@@ -154,7 +163,9 @@
         {%- call statement('main') -%}
             {{ spark_windows._sw_incremental_send(session, writes) }}
         {%- endcall -%}
-        {%- if plan.rewrite and run_folder is none -%}
+        {%- if plan.rewrite and cfg.iceberg -%}
+            {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
+        {%- elif plan.rewrite and run_folder is none -%}
             {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, read) -%}
             {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
         {%- elif plan.rewrite and not session.scripts -%}

@@ -27,7 +27,7 @@ from pathlib import Path
 # run as a script: dev/, the development package, is in the repository root
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from dev.dbt_harness import configure_environment, run_dbt  # noqa: E402
+from dev.dbt_harness import EMBEDDED_TARGETS, configure_environment, run_dbt  # noqa: E402
 
 # model -> its aggregate columns, in the order the queries below read them
 MODELS = {
@@ -153,8 +153,9 @@ def main() -> int:
     parser.add_argument("--first-run", type=int, default=1)
     parser.add_argument("--finish", metavar="T")
     parser.add_argument("--schema", default="spark_windows")
+    parser.add_argument("--target", default="local", choices=EMBEDDED_TARGETS)
     args = parser.parse_args()
-    configure_environment(args.state_dir, "local")
+    configure_environment(args.state_dir, args.target)
     os.environ["DBT_TARGET_PATH"] = str(args.state_dir / "target")
     os.environ["DBT_LOG_PATH"] = str(args.state_dir / "logs")
     try:

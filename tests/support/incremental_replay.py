@@ -7,7 +7,7 @@ a cut-off (CUTS), as a scheduled build runs every model of a project; the tables
 each. Then the session model's data tests run on the tables the runs built, and one
 `--full-refresh` of all five models at the last cut-off is read too.
 
-On the embedded Spark of the `local` target the runs are those of a scheduler whose process
+On an embedded Spark (the `local` and `iceberg` targets) the runs are those of a scheduler whose process
 dies: driver processes (incremental_driver.py) on a state folder of their own, each killed
 (SIGKILL, its Spark with it) at a random point of a run, and the next process runs that cut-off
 again and goes on. The tables are read after every run that ended, the run after a kill
@@ -75,10 +75,10 @@ def replay(rows_of, schema: str) -> Replay:
     return done
 
 
-def replay_with_kills(folder: Path, seed: int) -> Replay:
+def replay_with_kills(folder: Path, seed: int, target: str = "local") -> Replay:
     """The replay in driver processes on a state folder in `folder`, KILLS of its runs killed at
     random points: each at a time drawn between 0.5 s and the longest run of a warm Spark so far,
-    after the run starts."""
+    after the run starts. `target`: an embedded target of profiles/profiles.yml."""
     rng = random.Random(seed)
     candidates = [index for index in range(2, len(CUTS)) if CUTS[index] != CUTS[index - 1]]
     killed = sorted(rng.sample(candidates, KILLS))
@@ -95,7 +95,7 @@ def replay_with_kills(folder: Path, seed: int) -> Replay:
         # the last driver finishes at the last cut-off, also with no run left (the last run was
         # killed once it had ended)
         finish = ["--finish", CUTS[-1]] if last is None else []
-        process = _driver(folder / "state", *options, *finish, "--until", *cuts)
+        process = _driver(folder / "state", "--target", target, *options, *finish, "--until", *cuts)
         durations: list[float] = []
         if last is None:
             durations = _finish(process)

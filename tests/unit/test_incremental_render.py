@@ -120,10 +120,10 @@ def test_bad_config_is_a_clear_compile_error(incremental_renderer, changes, mess
     [
         (
             {"file_format": "delta"},
-            "file_format ('delta') is not supported; the only accepted file_format is 'parquet'",
+            "file_format ('delta') is not supported; the accepted file_formats are 'parquet' (the default) and 'iceberg'",
         ),
-        ({"file_format": "iceberg"}, "the pyspark wheel does not include"),
-        ({"file_format": "hudi"}, "overwriting whole partitions of Parquet tables"),
+        ({"file_format": "delta"}, "Delta tables would need their own commit (replaceWhere)"),
+        ({"file_format": "hudi"}, "Other formats have no such commit here"),
         (
             {"partition_by": ["sensor_id"]},
             "partition_by (['sensor_id']) is not taken; the table is partitioned by window_partition",
@@ -1297,7 +1297,7 @@ def test_a_run_writes_once_only_into_a_managed_table(catalog_renderer, table_typ
     catalog_renderer.answers["describe formatted spark_windows.sensor_vehicles"] = describe_rows(
         table_type, "file:/w/spark_windows.db/sensor_vehicles"
     )
-    assert catalog_renderer.call("_sw_incremental_run_folder", Target(), 7) == folder
+    assert catalog_renderer.call("_sw_incremental_run_folder", {"iceberg": False}, Target(), 7) == folder
     stage = catalog_renderer.call("_sw_incremental_stage_sql", "spark_windows.pending", "select 1 as x", folder)
     tree = parse(stage)
     assert (tree.find(exp.PartitionedByProperty) is not None) == (folder is not None)
@@ -1341,10 +1341,12 @@ def test_what_dbt_listed_of_a_table_is_read_without_a_describe(catalog_renderer)
     assert catalog_renderer.call("_sw_cached_table", Target()) == {
         "type": "MANAGED",
         "location": "file:/w/spark_windows.db/sensor_vehicles",
+        "provider": "parquet",
         "columns": ["vehicle_id", "stop", "revision", "window_partition"],  # top-level, lowercase
         "storage_properties": ["partitionOverwriteMode=dynamic", "mapreduce.fileoutputcommitter.algorithm.version=2"],
+        "properties": [],
     }
-    assert catalog_renderer.call("_sw_incremental_run_folder", Target(), 7) == FOLDER
+    assert catalog_renderer.call("_sw_incremental_run_folder", {"iceberg": False}, Target(), 7) == FOLDER
     assert catalog_renderer.call("_sw_column_names", Target())[-2:] == ["revision", "window_partition"]
     assert catalog_renderer.queries == []
 
@@ -1355,7 +1357,7 @@ def test_a_table_dbt_listed_without_its_text_is_described(catalog_renderer):
         "MANAGED", "file:/w/spark_windows.db/sensor_vehicles"
     )
     assert catalog_renderer.call("_sw_cached_table", Target()) is None
-    assert catalog_renderer.call("_sw_incremental_run_folder", Target(), 7) == FOLDER
+    assert catalog_renderer.call("_sw_incremental_run_folder", {"iceberg": False}, Target(), 7) == FOLDER
     assert catalog_renderer.queries == ["describe formatted spark_windows.sensor_vehicles"]
 
 

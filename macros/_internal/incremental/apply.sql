@@ -1,8 +1,23 @@
 {#- windowed_incremental, step 5: the table of windows takes the staged partitions. By metadata
     from the run's folder (the write-once commit: in a script, or one statement at a time reading
     the partitions back), or by a dynamic INSERT OVERWRITE; a session run also drops the
-    partitions its merges emptied. Recovery applies a committed staging table again the same way,
-    checking what a killed apply already did. -#}
+    partitions its merges emptied. An Iceberg table replaces them, emptied ones included, in one
+    commit of its own (a REPLACE WHERE). Recovery applies a committed staging table again the
+    same way, checking what a killed apply already did. -#}
+
+
+{#- Step 5 on Iceberg tables: the table's rows in the partitions of `ranges` (the run's
+    plan.partition_ranges, which hold every staged row) are replaced by the staged rows, in one
+    Iceberg commit: a reader sees the old version of every partition or the new one of every
+    partition, and a partition the run emptied (a session merged into one that ends in another
+    partition) is left empty. Repeated, it gives the same table: recovery runs it again. None when
+    `ranges` is empty (a run whose only change is late rows stages none). -#}
+{% macro _sw_incremental_replace_sql(cfg, target, pending, ranges) -%}
+    {%- if ranges -%}
+insert into {{ target }} replace where {{ spark_windows._sw_incremental_in_partitions({'partition_ranges': ranges}) }}
+{{ spark_windows._sw_incremental_stored_sql(cfg, pending) }}
+    {%- endif -%}
+{%- endmacro %}
 
 
 {#- Step 5, applying a staging table: a dynamic INSERT OVERWRITE of the partitions it has rows
@@ -209,6 +224,20 @@ END
 {% endmacro %}
 
 
+{#- The partitions an Iceberg staging table's rows replace (_sw_incremental_stage_sql), read
+    back from its properties; a staging table without them is refused, before anything changes. -#}
+{% macro _sw_incremental_staged_replaced(target, pending) %}
+    {%- set key = spark_windows._sw_incremental_replaced_key() -%}
+    {%- for row in run_query('show tblproperties ' ~ pending).rows if row[0] == key -%}
+        {{ return(fromjson(row[1])) }}
+    {%- endfor -%}
+    {{ exceptions.raise_compiler_error(
+        "windowed_incremental: " ~ pending ~ ", the staging table the last committed run of " ~ target
+        ~ " left to apply, has no table property " ~ key ~ ", which names the partitions it replaces. "
+        ~ "Run the model once with --full-refresh to recompute every window (the staging table is dropped).") }}
+{% endmacro %}
+
+
 {#- Recovery applies again the staging table a committed run left, as the run would have: one
     written in a run's folder (an external table) by re-pointing the table's partitions at it
     (_sw_incremental_repoint, checking which already are); a managed one by a dynamic INSERT
@@ -217,6 +246,13 @@ END
     table is first read for the partitions its run read (_sw_incremental_staged_read), which
     refuses one a release older than 0.2.0 wrote: nothing has changed yet. -#}
 {% macro _sw_incremental_apply(cfg, target, pending) %}
+    {%- if cfg.iceberg -%}
+        {%- set replace = spark_windows._sw_incremental_replace_sql(cfg, target, pending, spark_windows._sw_incremental_staged_replaced(target, pending)) -%}
+        {%- if replace | trim -%}
+            {%- do run_query(replace) -%}
+        {%- endif -%}
+        {{ return(none) }}
+    {%- endif -%}
     {%- set staged = spark_windows._sw_describe_table(pending) -%}
     {%- set read = spark_windows._sw_incremental_staged_read(target, pending) if cfg.session else none -%}
     {%- if staged.type == 'EXTERNAL' -%}

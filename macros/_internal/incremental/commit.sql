@@ -54,9 +54,15 @@ select count(*) as committed_runs from {{ state_table }}
     overwrites the folder it half wrote; after it, the old folder is left to the next
     compaction. A trash table such a kill left is dropped before anything is written: its
     folders are never the table's (it was made after the re-pointing), nor is the folder the
-    next compaction writes. -#}
+    next compaction writes.
+    An Iceberg state table is rewritten whole by a static INSERT OVERWRITE of its own rows, which
+    Iceberg commits atomically; a kill leaves it as it was. -#}
 {% macro _sw_incremental_compact_state(cfg, state_table, batch_id) %}
     {%- if batch_id % cfg.compact_every != 0 -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if cfg.iceberg -%}
+        {%- do run_query('insert overwrite table ' ~ state_table ~ ' select /*+ COALESCE(1) */ * from ' ~ state_table) -%}
         {{ return(none) }}
     {%- endif -%}
     {%- do run_query(spark_windows._sw_incremental_drop_sql(spark_windows._sw_incremental_trash(state_table))) -%}

@@ -9,13 +9,17 @@
     changelog rows of the batch after the last commit, belong to a run that did not commit and
     are dropped. With no commit (first run, --full-refresh, or a first run that crashed) every
     table of the model starts again. Before anything changes, the last commit's session time zone
-    is checked, and so are the committer option of the tables the run writes into
-    (_sw_incremental_check_committer_option) and (in _sw_incremental_apply) the staging table to
-    apply again: tables written by a release older than 0.2.0 are refused. -#}
+    is checked, and so are the format of the model's tables (_sw_incremental_check_formats: a
+    table of another file_format is refused), the committer option of the Parquet tables the run
+    writes into (_sw_incremental_check_committer_option) and (in _sw_incremental_apply) the
+    staging table to apply again: tables written by a release older than 0.2.0 are refused. -#}
 {% macro _sw_incremental_recover(cfg, target, tables, state, time_zone=none) %}
     {%- do spark_windows._sw_incremental_check_stored_zone(cfg, target, state, time_zone) -%}
     {%- if state.batch_id > 0 -%}
-        {%- do spark_windows._sw_incremental_check_committer_option(cfg, tables) -%}
+        {%- do spark_windows._sw_incremental_check_formats(cfg, tables, target) -%}
+        {%- if not cfg.iceberg -%}
+            {%- do spark_windows._sw_incremental_check_committer_option(cfg, tables) -%}
+        {%- endif -%}
     {%- endif -%}
     {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
     {%- if state.batch_id > 0 -%}
@@ -23,7 +27,7 @@
             them: they go first, so a recovery killed in between still finds the mark. -#}
         {%- for name in ['late', 'changelog'] if uncommitted -%}
             {%- if adapter.get_relation(target.database, target.schema, tables[name].identifier) is not none -%}
-                {%- do run_query('alter table ' ~ tables[name] ~ ' drop if exists partition (batch_id = ' ~ (state.batch_id + 1) ~ ')') -%}
+                {%- do run_query(spark_windows._sw_incremental_drop_batch_sql(cfg, tables[name], state.batch_id + 1)) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- else -%}

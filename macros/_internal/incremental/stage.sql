@@ -8,15 +8,24 @@
     there, for the table to take its partitions by metadata (_sw_incremental_repoint); without
     one it is a managed table, rewritten into the table (_sw_incremental_overwrite_sql).
     `read` (sessions, _sw_incremental_read_partitions): the partitions the run read, kept as a
-    table property for the apply, recovery's too, to find those a merge empties. -#}
-{% macro _sw_incremental_stage_sql(pending, stage_sql, folder=none, read=none) -%}
-create table {{ pending }} using parquet
+    table property for the apply, recovery's too, to find those a merge empties. On Iceberg
+    (`format`), `replaced`: the partitions the table replaces with the staged rows
+    (plan.partition_ranges), kept as a table property for recovery's apply. -#}
+{% macro _sw_incremental_stage_sql(pending, stage_sql, folder=none, read=none, format='parquet', replaced=none) -%}
+    {%- set properties = {} -%}
+    {%- if read is not none -%}
+        {%- do properties.update({spark_windows._sw_incremental_read_key(): tojson(read, sort_keys=true)}) -%}
+    {%- endif -%}
+    {%- if replaced is not none -%}
+        {%- do properties.update({spark_windows._sw_incremental_replaced_key(): tojson(replaced)}) -%}
+    {%- endif -%}
+create table {{ pending }} using {{ format }}
 {%- if folder %}
 partitioned by (window_partition)
 location {{ spark_windows._sw_string_literal(folder) }}
 {%- endif %}
-{%- if read is not none %}
-tblproperties ({{ spark_windows._sw_string_literal(spark_windows._sw_incremental_read_key()) }} = {{ spark_windows._sw_string_literal(tojson(read, sort_keys=true)) }})
+{%- if properties %}
+tblproperties ({% for key, value in properties | dictsort %}{{ ', ' if not loop.first }}{{ spark_windows._sw_string_literal(key) }} = {{ spark_windows._sw_string_literal(value) }}{% endfor %})
 {%- endif %}
 as
 {{ stage_sql }}
@@ -24,7 +33,8 @@ as
 
 
 {#- The condition that holds for the rows of the table of windows in the partitions the run
-    rewrites (plan.partition_ranges: [first, last] partition starts, each range read whole). -#}
+    rewrites (plan.partition_ranges: [first, last] partition starts, each range read whole; a
+    run's staged rows are all in them). -#}
 {% macro _sw_incremental_in_partitions(plan) -%}
     {%- for range in plan.partition_ranges -%}
         {{ ' or ' if not loop.first }}window_partition between {{ spark_windows._sw_us_literal(range[0]) }} and {{ spark_windows._sw_us_literal(range[1]) }}
@@ -37,6 +47,18 @@ as
 {% macro _sw_incremental_batch_overwrite_sql(relation, batch_id, select_sql) -%}
 insert overwrite table {{ relation }} partition (batch_id = {{ batch_id }}) by name
 {{ select_sql }}
+{%- endmacro %}
+
+
+{#- The rows of batch `batch_id` removed from the late or changelog table: its partition dropped,
+    or on Iceberg deleted (Iceberg drops the partition's files in its commit; it has no
+    partition to drop by metadata). -#}
+{% macro _sw_incremental_drop_batch_sql(cfg, relation, batch_id) -%}
+    {%- if cfg.iceberg -%}
+delete from {{ relation }} where batch_id = {{ batch_id }}
+    {%- else -%}
+alter table {{ relation }} drop if exists partition (batch_id = {{ batch_id }})
+    {%- endif -%}
 {%- endmacro %}
 
 

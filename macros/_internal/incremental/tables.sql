@@ -5,10 +5,11 @@
 
 {#- An empty partitioned table shaped like `select_sql` (plus batch_id, when that is the
     partition column); nothing happens when it exists. `clauses`: its options, location,
-    comment and tblproperties (_sw_incremental_table_clauses). -#}
-{% macro _sw_incremental_create_sql(relation, select_sql, partition_col, clauses='') -%}
+    comment and tblproperties (_sw_incremental_table_clauses); `format`: parquet or iceberg
+    (_sw_incremental_format). -#}
+{% macro _sw_incremental_create_sql(relation, select_sql, partition_col, clauses='', format='parquet') -%}
 create table if not exists {{ relation }}
-using parquet
+using {{ format }}
 partitioned by ({{ partition_col }})
 {{ clauses }}
 as
@@ -53,9 +54,9 @@ where false
 
 {#- The state table, created empty by a CREATE TABLE AS SELECT: under a location_root, a table
     declared with its columns only would take up the files a dropped one left in its folder. -#}
-{% macro _sw_incremental_state_ddl(relation, clauses='') -%}
+{% macro _sw_incremental_state_ddl(relation, clauses='', format='parquet') -%}
 create table if not exists {{ relation }}
-using parquet
+using {{ format }}
 {{ clauses }}
 as
 select
@@ -81,19 +82,21 @@ where false
     (persist_docs: the model's description on the table; with on_watermark on the view
     instead), tblproperties_clause (every table). `clauses.table` is for `target`, the table
     of windows (partitions overwritten dynamically); the late, changelog and state tables are
-    written with Hadoop's commit algorithm 2 (_sw_commit_algorithm_option).
+    written with Hadoop's commit algorithm 2 (_sw_commit_algorithm_option). Iceberg tables
+    (`iceberg`) take neither option: Iceberg commits each write itself, and the table of windows
+    takes its partitions by a REPLACE WHERE (_sw_incremental_replace_sql).
     The staging tables stay in the schema's default location: they are dropped when applied,
     and dropping a table with a LOCATION leaves its files. -#}
-{% macro _sw_incremental_table_clauses(tables, target) %}
+{% macro _sw_incremental_table_clauses(tables, target, iceberg=false) %}
     {%- set location_root = config.get('location_root') -%}
     {%- set properties = tblproperties_clause() -%}
     {%- set clauses = {} -%}
     {%- for name, relation in tables.items() -%}
         {%- set location = "location '" ~ location_root ~ "/" ~ relation.identifier ~ "'\n" if location_root is not none else '' -%}
-        {%- set options = "options (" ~ spark_windows._sw_commit_algorithm_option() ~ ")\n" if name in ['late', 'changelog', 'state'] else '' -%}
+        {%- set options = "options (" ~ spark_windows._sw_commit_algorithm_option() ~ ")\n" if name in ['late', 'changelog', 'state'] and not iceberg else '' -%}
         {%- do clauses.update({name: options ~ location ~ properties}) -%}
     {%- endfor -%}
-    {%- set overwrite = "options ('partitionOverwriteMode' = 'dynamic')\n" -%}
+    {%- set overwrite = "options ('partitionOverwriteMode' = 'dynamic')\n" if not iceberg else '' -%}
     {%- if target.identifier == this.identifier -%}
         {%- do clauses.update({'table': overwrite ~ location_clause() ~ '\n' ~ comment_clause() ~ '\n' ~ properties}) -%}
     {%- else -%}
@@ -120,6 +123,42 @@ where false
 {% macro _sw_commit_algorithm_option() -%}
 'mapreduce.fileoutputcommitter.algorithm.version' = '2'
 {%- endmacro %}
+
+
+{#- The table format of the model's tables: iceberg with file_format='iceberg', else parquet. -#}
+{% macro _sw_incremental_format(cfg) %}
+    {{ return('iceberg' if cfg.iceberg else 'parquet') }}
+{% endmacro %}
+
+
+{#- Whether dbt's listing of a table (_sw_cached_table) says it is an Iceberg table: by its
+    properties (table_type=ICEBERG), as Spark's session catalog lists Iceberg tables with the
+    provider `hive`, or by its provider where an Iceberg catalog lists it. -#}
+{% macro _sw_is_iceberg(cached) %}
+    {{ return(cached.provider == 'iceberg' or 'table_type=iceberg' in cached.properties | map('lower') | list) }}
+{% endmacro %}
+
+
+{#- Step 1, before anything changes, with file_format='iceberg' or after a change of it: the
+    model's tables must all be of its format (_sw_is_iceberg). A table of the other format is
+    refused, with a message asking for --full-refresh, which creates them again. What dbt listed
+    when it started tells; a table it listed without its text is let through. -#}
+{% macro _sw_incremental_check_formats(cfg, tables, target) %}
+    {%- set wrong = [] -%}
+    {%- for relation in [target, tables.late, tables.changelog, tables.state] -%}
+        {%- set cached = spark_windows._sw_cached_table(relation) -%}
+        {%- if cached is not none and spark_windows._sw_is_iceberg(cached) != cfg.iceberg -%}
+            {%- do wrong.append(relation | string) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if wrong -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: the model's file_format is '" ~ spark_windows._sw_incremental_format(cfg) ~ "', but "
+            ~ wrong | join(', ') ~ (" is " if wrong | length == 1 else " are ") ~ ("not an Iceberg table" if cfg.iceberg else "an Iceberg table")
+            ~ (" (tables" if wrong | length > 1 else " (a table") ~ " an earlier run made with another file_format). Run the model once with "
+            ~ "--full-refresh to recompute every window in tables of the new format.") }}
+    {%- endif -%}
+{% endmacro %}
 
 
 {#- Step 1, before anything changes: the tables the run writes into with the committer option
@@ -178,8 +217,10 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 
 
 {#- What dbt's listing of the schema at the start of the invocation (SHOW TABLE EXTENDED, kept in
-    its relation cache) says of `relation`: {type (MANAGED or EXTERNAL), location, columns (the
-    top-level column names, lowercase), storage_properties (its options, as `key=value` texts)};
+    its relation cache) says of `relation`: {type (MANAGED or EXTERNAL), location, provider
+    (lowercase), columns (the top-level column names, lowercase), storage_properties (its
+    options, as `key=value` texts), properties (its table properties, as `key=value` texts; a
+    value holding `, ` is split there)};
     none when the cache holds no such text of it (a table made since, such as one this run
     created). A model runs once in an invocation, so its own tables are as dbt listed them until
     its run changes them. -#}
@@ -189,15 +230,17 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
     {%- if not information -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set table = {'type': none, 'location': none, 'columns': [], 'storage_properties': []} -%}
+    {%- set table = {'type': none, 'location': none, 'provider': none, 'columns': [], 'storage_properties': [], 'properties': []} -%}
     {%- for line in information.split('\n') -%}
         {%- if line.startswith(' |-- ') -%}
             {%- do table.columns.append(line[5:].split(':', 1)[0] | lower) -%}
-        {%- elif line.startswith('Type: ') or line.startswith('Location: ') -%}
+        {%- elif line.startswith('Type: ') or line.startswith('Location: ') or line.startswith('Provider: ') -%}
             {%- set name, value = line.split(': ', 1) -%}
-            {%- do table.update({name | lower: value | trim}) -%}
+            {%- do table.update({name | lower: value | trim | lower if name == 'Provider' else value | trim}) -%}
         {%- elif line.startswith('Storage Properties: [') -%}
             {%- do table.update({'storage_properties': line.split(': [', 1)[1].rstrip().rstrip(']').split(', ')}) -%}
+        {%- elif line.startswith('Table Properties: [') -%}
+            {%- do table.update({'properties': line.split(': [', 1)[1].rstrip().rstrip(']').split(', ')}) -%}
         {%- endif -%}
     {%- endfor -%}
     {{ return(table) }}
@@ -233,14 +276,18 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 
 {#- The write-once commit: the folder a run writes its staging table in, `<table folder>/run-<batch>`,
     for the table of windows to take its partitions by metadata (_sw_incremental_repoint); none
-    when the run rewrites them instead, into a table Spark does not manage (location_root):
+    when the run rewrites them instead: into an Iceberg table, which commits the rewrite itself,
+    or into a table Spark does not manage (location_root):
     dropping an external table's partition keeps its folder, so the old version of each replaced
     partition would stay on disk.
     The folder is the same for every attempt at a batch: an attempt killed before its commit left
     files there, which the next attempt's CREATE TABLE AS overwrites (_sw_incremental_create_statements). A
     name without `_`, `.` or `=` at its start: Spark skips such folders, or reads them as
     partitions. -#}
-{% macro _sw_incremental_run_folder(target, batch_id) %}
+{% macro _sw_incremental_run_folder(cfg, target, batch_id) %}
+    {%- if cfg.iceberg -%}
+        {{ return(none) }}
+    {%- endif -%}
     {%- set table = spark_windows._sw_cached_table(target) or spark_windows._sw_describe_table(target) -%}
     {{ return(table.location ~ '/run-' ~ batch_id if table.type == 'MANAGED' and table.location else none) }}
 {% endmacro %}
@@ -310,4 +357,10 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 {#- The name of the staging table's property that holds the partitions its run read. -#}
 {% macro _sw_incremental_read_key() -%}
 spark_windows.read_partitions
+{%- endmacro %}
+
+
+{#- The name of an Iceberg staging table's property that holds the partitions its rows replace. -#}
+{% macro _sw_incremental_replaced_key() -%}
+spark_windows.replaced_partitions
 {%- endmacro %}
