@@ -150,7 +150,7 @@
                statement: the script, else the rewrite, else the commit. Sent one by one, the
                metadata apply reads the staged partitions' names first. -#}
         {%- if plan.rewrite and cfg.iceberg -%}
-            {%- set replace = spark_windows._sw_incremental_replace_sql(cfg, target, pending, plan.partition_ranges) -%}
+            {%- set replace = spark_windows._sw_incremental_replace_sql(cfg, target, pending, plan.partition_ranges, not plan.target_exists) -%}
             {%- if replace | trim -%}
                 {%- do writes.append(replace) -%}
             {%- endif -%}

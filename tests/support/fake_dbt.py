@@ -54,10 +54,26 @@ STATE_COLUMNS = [
 COMMITTER = "mapreduce.fileoutputcommitter.algorithm.version=2"
 
 
-def listed_text(schema: str, identifier: str, columns: list[str], storage: list[str]) -> str:
+def listed_text(schema: str, identifier: str, columns: list[str], storage: list[str], iceberg: bool = False) -> str:
     """A table's text in SHOW TABLE EXTENDED, as Spark 4.3 prints it (Spark 3.5 the same lines),
-    which dbt-spark keeps in its relation cache: top-level string `columns`, `storage` properties."""
+    which dbt-spark keeps in its relation cache: top-level string `columns`, `storage` properties.
+    `iceberg`: an Iceberg table in Spark's session catalog, as Iceberg 1.10 on Spark 3.5 lists it
+    (provider `hive`, the format in its table properties, no storage properties)."""
     fields = "".join(f" |-- {column}: string (nullable = true)\n" for column in columns)
+    if iceberg:
+        return f"""Catalog: spark_catalog
+Database: {schema}
+Table: {identifier}
+Owner: root
+Created By: Spark 2.2 or prior
+Type: EXTERNAL
+Provider: hive
+Table Properties: [current-schema={{"type":"struct","schema-id":0}}, current-snapshot-id=7593365334933366155, format=iceberg/parquet, table_type=ICEBERG, write.parquet.compression-codec=zstd]
+Location: file:/w/{schema}.db/{identifier}
+Serde Library: org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe
+Partition Provider: Catalog
+Schema: root
+{fields}"""
     return f"""Catalog: spark_catalog
 Database: {schema}
 Table: {identifier}

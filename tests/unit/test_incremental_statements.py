@@ -28,7 +28,7 @@ import pytest
 from fake_dbt import COMMITTER, SESSION_CONFIG, STATE_COLUMNS, TUMBLE_CONFIG, Config, listed_text
 from stop_at import is_script
 
-from dev.macro_renderer import MacroRenderer
+from dev.macro_renderer import CompilerError, MacroRenderer
 
 pytestmark = pytest.mark.fast
 
@@ -88,10 +88,22 @@ class SteadyRun:
     """The materialization run once, steady, with a fake dbt context. `trips`: each statement
     sent to Spark, as (`run_query` or `main`, its text)."""
 
-    def __init__(self, kind: str, release: str, stored: dict | None = None, left: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        kind: str,
+        release: str,
+        stored: dict | None = None,
+        left: tuple[str, ...] = (),
+        file_format: str = "parquet",
+        listed_iceberg: bool | None = None,
+    ):
         """`stored`: the settings the last commit stored (by default this release's: staging
-        tables named by batch); `left`: staging tables dbt listed (an attempt left them)."""
+        tables named by batch); `left`: staging tables dbt listed (an attempt left them);
+        `file_format`: the model's; `listed_iceberg`: whether dbt listed its tables as Iceberg
+        tables (by default as its file_format made them)."""
         identifier, values, self.model_sql = MODELS[kind]
+        values = {**values, "file_format": file_format}
+        iceberg = file_format == "iceberg" if listed_iceberg is None else listed_iceberg
         self.identifier, self.values = identifier, values
         self.release = release
         self.stored = stored if stored is not None else {"session_time_zone": "UTC", "staging_tables": "by_batch"}
@@ -137,7 +149,11 @@ class SteadyRun:
                     schema=SCHEMA,
                     identifier=name,
                     information=listed_text(
-                        SCHEMA, name, columns, ["partitionOverwriteMode=dynamic"] if name == identifier else [COMMITTER]
+                        SCHEMA,
+                        name,
+                        columns,
+                        ["partitionOverwriteMode=dynamic"] if name == identifier else [COMMITTER],
+                        iceberg=iceberg,
                     ),
                     is_table=True,
                     is_view=False,
@@ -417,3 +433,104 @@ def test_after_a_commit_of_0_2_0_the_models_staging_tables_are_listed_once():
         ],
     )
     assert '"staging_tables": "by_batch"' in run.trips[-1][1]
+
+
+def assert_no_hive_partition_statement(run: SteadyRun) -> None:
+    """On Iceberg tables a run sends none of the statements that fail there: no partition is
+    listed, dropped, added or re-pointed, and no table option is set."""
+    for _, sql in run.trips:
+        lowered = " ".join(sql.lower().split())
+        for words in ("show partitions", "drop if exists partition", " add partition", "set location", "options ("):
+            assert words not in lowered, sql
+
+
+@pytest.mark.parametrize("release", ["3.5.8", "4.3.0"])
+def test_a_steady_tumbling_run_on_iceberg_replaces_the_partitions_it_rewrites_in_one_statement(release):
+    """With file_format='iceberg' the staging table is an Iceberg table that names the partitions
+    it replaces, the commit row comes next, and the table of windows takes the staged rows by a
+    REPLACE WHERE of those partitions (one Iceberg commit), then the staging table is dropped. On
+    Spark 3.5: six statements, dbt's two not counted."""
+    run = SteadyRun("tumble", release, file_format="iceberg")
+    target = "spark_windows.sensor_vehicles"
+    pending = f"{target}__pending_7"
+    if release == "3.5.8":
+        assert_trips(
+            run,
+            [
+                ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
+                ("run_query", "set spark.sql.sources.partitionOverwriteMode = STATIC"),
+                (
+                    "run_query",
+                    f"create table {pending} using iceberg tblproperties ('spark_windows.replaced_partitions' = '[[",
+                ),
+                ("run_query", f"insert into {target}__state"),
+                ("main", f"insert into {target} replace where window_partition between timestamp_micros("),
+                ("run_query", f"drop table if exists {pending}"),
+            ],
+        )
+    else:
+        assert_trips(
+            run,
+            [
+                ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
+                ("main", f"BEGIN … insert into {target} replace where window_partition between"),
+                ("run_query", f"drop table if exists {pending}"),
+            ],
+        )
+    assert_no_hive_partition_statement(run)
+    # the partitions replaced are those the staging table names, with one-day partitions: the
+    # windows of the new rows (events 08:19 to 08:29) start on 2024-05-01, and so do those the
+    # watermark's move (08:13 to 08:24) makes final
+    stage = next(sql for _, sql in run.trips if f"create table {pending}" in sql)
+    named = json.loads(stage.split("'spark_windows.replaced_partitions' = '", 1)[1].split("'", 1)[0])
+    day = T0 - T0 % 86_400_000_000
+    assert named == [[day, day], [day, day]]
+    replace = run.trips[-2][1] if release == "3.5.8" else last_statement(run.trips[-2][1])
+    # a REPLACE WHERE inserts by position: the staged columns in the order dbt listed the table's
+    # (here a shortened listing), whatever order the config gives the aggregates in
+    assert replace.split("\n")[1].strip() == "select sensor_id, window_start, window_end, revision, window_partition"
+    assert replace.split("\n", 1)[0] == (
+        f"insert into {target} replace where window_partition between timestamp_micros({day}) and timestamp_micros({day})"
+        f" or window_partition between timestamp_micros({day}) and timestamp_micros({day})"
+    )
+
+
+def test_a_steady_session_run_on_iceberg_replaces_the_partitions_it_read_emptied_ones_included():
+    """Sessions: the REPLACE WHERE covers every partition the run read (plan.partition_ranges),
+    so a partition whose sessions all merged into one that ends in another is left empty in the
+    same commit; no listing of partitions, no trash table."""
+    run = SteadyRun("session", "3.5.8", file_format="iceberg")
+    target = "spark_windows.click_sessions"
+    outline = run.outline()
+    assert outline[-2][0] == "main" and outline[-2][1].startswith(
+        f"insert into {target} replace where window_partition between"
+    )
+    assert outline[-1] == ("run_query", f"drop table if exists {target}__pending_7")
+    assert_no_hive_partition_statement(run)
+    assert not any("__trash" in sql or "__sw_name" in sql for _, sql in run.trips)
+
+
+@pytest.mark.parametrize(
+    ("file_format", "listed_iceberg", "message"),
+    [
+        (
+            "iceberg",
+            False,
+            "the model's file_format is 'iceberg', but spark_windows.sensor_vehicles, "
+            "spark_windows.sensor_vehicles__late, spark_windows.sensor_vehicles__state are not Iceberg tables",
+        ),
+        (
+            "parquet",
+            True,
+            "the model's file_format is 'parquet', but spark_windows.sensor_vehicles, "
+            "spark_windows.sensor_vehicles__late, spark_windows.sensor_vehicles__state are Iceberg tables",
+        ),
+    ],
+)
+def test_tables_of_another_file_format_are_refused_before_anything_changes(file_format, listed_iceberg, message):
+    """A model whose file_format changed since its tables were made: refused after the state read,
+    asking for --full-refresh; nothing written."""
+    with pytest.raises(CompilerError) as error:
+        SteadyRun("tumble", "3.5.8", file_format=file_format, listed_iceberg=listed_iceberg)
+    assert message in str(error.value)
+    assert "Run the model once with --full-refresh" in str(error.value)

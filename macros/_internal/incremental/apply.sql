@@ -11,11 +11,15 @@
     Iceberg commit: a reader sees the old version of every partition or the new one of every
     partition, and a partition the run emptied (a session merged into one that ends in another
     partition) is left empty. Repeated, it gives the same table: recovery runs it again. None when
-    `ranges` is empty (a run whose only change is late rows stages none). -#}
-{% macro _sw_incremental_replace_sql(cfg, target, pending, ranges) -%}
+    `ranges` is empty (a run whose only change is late rows stages none).
+    A REPLACE WHERE inserts by position (Spark has no BY NAME for it), and dbt may hand the
+    aggregates in another order than when the table was made: the staged columns are read in
+    the table's order, as dbt listed it (_sw_cached_table), else as `describe` gives it; a table
+    this run created (not listed) has the order the run gives. -#}
+{% macro _sw_incremental_replace_sql(cfg, target, pending, ranges, created=false) -%}
     {%- if ranges -%}
 insert into {{ target }} replace where {{ spark_windows._sw_incremental_in_partitions({'partition_ranges': ranges}) }}
-{{ spark_windows._sw_incremental_stored_sql(cfg, pending) }}
+{{ spark_windows._sw_incremental_stored_sql(cfg, pending, none if created else spark_windows._sw_column_names(target)) }}
     {%- endif -%}
 {%- endmacro %}
 

@@ -62,10 +62,11 @@ alter table {{ relation }} drop if exists partition (batch_id = {{ batch_id }})
 {%- endmacro %}
 
 
-{#- The columns the model's table stores, in order, read from a staged relation. -#}
-{% macro _sw_incremental_stored_sql(cfg, relation) -%}
-    select {{ (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing']
-        + (['watermark_passed'] if cfg.on_watermark else []) + ['window_partition']) | join(', ') }}
+{#- The columns the model's table stores, in order, read from a staged relation; `columns`: in
+    that order instead (the table's, for an INSERT by position). -#}
+{% macro _sw_incremental_stored_sql(cfg, relation, columns=none) -%}
+    select {{ (columns or (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing']
+        + (['watermark_passed'] if cfg.on_watermark else []) + ['window_partition'])) | join(', ') }}
     from {{ relation }} as __sw_staged
     {%- if cfg.session %}
     where __sw_role in ('fresh', 'kept')

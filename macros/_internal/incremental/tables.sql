@@ -154,8 +154,9 @@ where false
     {%- if wrong -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: the model's file_format is '" ~ spark_windows._sw_incremental_format(cfg) ~ "', but "
-            ~ wrong | join(', ') ~ (" is " if wrong | length == 1 else " are ") ~ ("not an Iceberg table" if cfg.iceberg else "an Iceberg table")
-            ~ (" (tables" if wrong | length > 1 else " (a table") ~ " an earlier run made with another file_format). Run the model once with "
+            ~ wrong | join(', ') ~ (" is " if wrong | length == 1 else " are ") ~ ("not " if cfg.iceberg else "")
+            ~ ("an Iceberg table" if wrong | length == 1 else "Iceberg tables")
+            ~ " (made by a run with another file_format). Run the model once with "
             ~ "--full-refresh to recompute every window in tables of the new format.") }}
     {%- endif -%}
 {% endmacro %}
