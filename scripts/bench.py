@@ -7,6 +7,7 @@
     python scripts/bench.py --incremental --session --events 10000000 --days 10
     python scripts/bench.py --incremental --events 10000000 --days 10 --new-rows 1000
     python scripts/bench.py --incremental --target cluster --events 100000 --days 1 --new-rows 1000
+    scripts/iceberg.sh --python scripts/bench.py --incremental --iceberg --events 3000000 --days 10 --new-rows 1000
     python scripts/bench.py --incremental --retention --events 10000000 --days 10 --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --by-file --streaming --events 3000000 10000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
@@ -74,6 +75,11 @@ Streaming has no update mode for session windows.
 With --incremental --target cluster: the same models and stream of events on the `cluster` target
 (scripts/cluster.sh start), where each statement is a round trip through the Thrift server: the
 model times, their ratio, and the statements dbt sent for each model's last run.
+
+With --incremental --iceberg (on the `iceberg` target: run it with scripts/iceberg.sh --python, which
+gives it Spark 3.5.8 with Apache Iceberg): the model on Parquet tables, then on Iceberg tables
+(file_format='iceberg'), each size's same events built again for each, in one process: the runs'
+times, Spark jobs and statements (as --statements gives them) side by side.
 
 With --incremental --statements: each statement of the last incremental run of each model, with
 the time Spark took in dbt-spark's `execute` (parsing, analysis, and a command's whole work) and
@@ -586,12 +592,13 @@ def incremental(args) -> int:
         shutil.rmtree(state_dir)
     from dev.dbt_harness import configure_environment, run_dbt
 
-    configure_environment(state_dir, "local")
+    configure_environment(state_dir, "iceberg" if args.iceberg else "local")
     os.environ["SPARK_WINDOWS_DRIVER_MEMORY"] = args.driver_memory
     model = "bench_sessions_incremental" if args.session else "bench_vehicles_incremental"
     # sessions have no GROUP BY equivalent that a run could recompute by hour: no dbt peer; nor
-    # by file: it tells new rows by ingestion time
-    models = [model] if args.session or args.by_file else [model, "bench_vehicles_dbt_incremental"]
+    # by file: it tells new rows by ingestion time; with --iceberg the model's peer is itself on
+    # Parquet tables
+    models = [model] if args.session or args.by_file or args.iceberg else [model, "bench_vehicles_dbt_incremental"]
     for mode in args.streaming or []:
         models.append(STREAMING_PEERS[mode])
     run_dbt(["seed", "--select", "sensor_readings_arrivals"])  # opens the session and the schema
@@ -600,6 +607,19 @@ def incremental(args) -> int:
 
     spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    if args.iceberg:
+        args.statements = True
+        formats = {
+            (events, file_format): incremental_size(spark, args, events, models, run_dbt, file_format)
+            for events in args.events
+            for file_format in ("parquet", "iceberg")
+        }
+        spark.stop()
+        for (_, file_format), size in formats.items():
+            print(f"\nfile_format='{file_format}':")
+            report_incremental_size(args, model, models, size)
+        report_formats(model, formats)
+        return 0
     sizes = [incremental_size(spark, args, events, models, run_dbt) for events in args.events]
     spark.stop()
     for size in sizes:
@@ -607,6 +627,28 @@ def incremental(args) -> int:
     if len(sizes) > 1:
         report_incremental_growth(model, models, sizes)
     return 0
+
+
+def report_formats(model: str, formats: dict) -> None:
+    """--iceberg: each size's runs on Parquet and on Iceberg tables, side by side (model time)."""
+    print(
+        f"\n{model} on Parquet and Iceberg tables, one process (Spark 3.5.8, Iceberg 1.10.2):\n"
+        "| events | new rows | file_format | run s (median) | runs | statements | Spark jobs | full refresh s |\n"
+        "|---:|---:|---|---:|---|---:|---:|---:|"
+    )
+    for (events, file_format), size in formats.items():
+        increments = size["increments"]
+        runs = ", ".join(f"{value[model][0]:.2f}" for value in increments)
+        print(
+            f"| {events:,} | {size['batch']:,} | {file_format} | {_median(increments, model, 0):.2f} | {runs} "
+            f"| {len(size['statements'][model])} | {_jobs(increments, model)} | {_median(size['full'], model, 0):.2f} |"
+        )
+    for events in dict.fromkeys(events for events, _ in formats):
+        parquet, iceberg = (formats[(events, name)]["increments"] for name in ("parquet", "iceberg"))
+        print(
+            f"{events:,} events: a run on Iceberg tables / on Parquet tables: "
+            f"{_median(iceberg, model, 0) / _median(parquet, model, 0):.2f} x (model time)"
+        )
 
 
 def io_counters(spark) -> tuple[int, int]:
@@ -685,13 +727,16 @@ def statement_label(sql: str) -> str:
     return " ".join(text.split())[:90]
 
 
-def incremental_size(spark, args, events: int, models: list[str], run_dbt) -> dict:
+def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_format: str | None = None) -> dict:
     """One history size: the event table of `events` rows, the full refreshes, then the runs that
     each land --new-rows rows. Returns the timings of each and, per incremental run, its Spark
-    jobs, the bytes it wrote and the bytes of the model's table files it left new."""
+    jobs, the bytes it wrote and the bytes of the model's table files it left new. `file_format`:
+    the windowed_incremental models' (var spark_windows_bench_file_format; default parquet)."""
     from pyspark.sql import functions as F
 
     variables = {"spark_windows_bench": True, "spark_windows_bench_source": "spark_windows.bench_events"}
+    if file_format is not None:
+        variables["spark_windows_bench_file_format"] = file_format
     if args.by_file:
         variables["spark_windows_bench_by_file"] = True
     if args.state_runs:
@@ -1396,6 +1441,11 @@ def main(argv=None) -> int:
         default="local",
         help="with --incremental: the dbt target (cluster: scripts/cluster.sh's Thrift server; the models and "
         "statements of the last runs only)",
+    )
+    parser.add_argument(
+        "--iceberg",
+        action="store_true",
+        help="with --incremental: the model on Parquet, then on Iceberg tables (the iceberg target: scripts/iceberg.sh --python)",
     )
     parser.add_argument(
         "--refresh-runs",

@@ -9,8 +9,9 @@
 #   shaded prefix without holding it; scripts/relocate_jackson.py copies pyspark's own Jackson
 #   there;
 # - SPARK_WINDOWS_ICEBERG_JARS names the two jars (the profile's spark.jars).
-# Usage: scripts/iceberg.sh [--install-only | pytest arguments]
+# Usage: scripts/iceberg.sh [--install-only | --python ARGS... | pytest arguments]
 #   scripts/iceberg.sh -m slow tests/functional/test_incremental_iceberg.py
+#   scripts/iceberg.sh --python scripts/bench.py --incremental --iceberg --new-rows 1000
 set -euo pipefail
 SPARK_WINDOWS_SETUP_VENV=false source "$(dirname "${BASH_SOURCE[0]}")/_setup.sh"
 
@@ -68,4 +69,8 @@ if [ "${1:-}" = --install-only ]; then
 fi
 export PATH="$VENV/bin:$PATH"
 export SPARK_WINDOWS_TARGET=iceberg
+if [ "${1:-}" = --python ]; then
+    shift
+    exec "$VENV/bin/python" "$@"
+fi
 "$VENV/bin/python" -m pytest --target iceberg "$@"

@@ -1,9 +1,11 @@
 -- The model `scripts/bench.py --incremental` times: a full refresh against a run that adds 1%
 -- new rows. Enabled only by the benchmark (var spark_windows_bench), which creates its input;
--- with --by-file it tells new rows by their input file (input_file_col).
+-- with --by-file it tells new rows by their input file (input_file_col); with --iceberg it keeps
+-- Parquet, then Iceberg tables (file_format).
 {{ config(
     materialized='windowed_incremental',
     enabled=var('spark_windows_bench', false),
+    file_format=var('spark_windows_bench_file_format', 'parquet'),
     time_col='ts',
     ingestion_time_col='ingested_at',
     input_file_col=('source_file' if var('spark_windows_bench_by_file', false) else none),

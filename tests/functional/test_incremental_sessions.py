@@ -88,12 +88,14 @@ def test_replay_of_session_windows_matches_the_reference_model(incremental_repla
 
 
 @pytest.mark.slow
-def test_a_session_run_changes_the_tables_partitions_with_nothing_cached(warehouse, monkeypatch):
+def test_a_session_run_changes_the_tables_partitions_with_nothing_cached(warehouse, monkeypatch, dbt_target):
     """A run caches the new rows, the stored sessions they can touch and those they touch, for its
     touch and staging queries. Each change of a table's partitions re-plans every cached query
     that reads the table (0.2-0.7 s a statement on a small table): the run drops them once the
     staging table is written, so that the table's partitions are dropped and added with Spark's
     cache empty."""
+    if dbt_target == "iceberg":
+        pytest.skip("the partitions of Parquet tables; an Iceberg table replaces them in one commit")
     if warehouse.spark is None:
         pytest.skip("reads Spark's cache in this process; runs on the local target")
     from dbt.adapters.spark.connections import SparkConnectionManager
