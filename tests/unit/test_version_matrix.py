@@ -125,16 +125,25 @@ def test_readme_lists_the_tested_entries():
 
 def test_ci_runs_the_matrix_and_fails_when_it_fails():
     """Beside the suite (in a session of its own at the lowest CPU priority, its environments
-    installed first, the cluster target after it): its exit status is waited for and must be 0."""
+    and the iceberg target's installed first, the cluster and iceberg targets after it): its
+    exit status, and theirs, are waited for and must be 0."""
     commands = [line.strip() for line in (PROJECT_DIR / ".ci" / "run").read_text().splitlines()]
     started = [c for c in commands if "bash scripts/version_matrix.sh" in c and not c.startswith("#")]
     assert started == [
-        "{ nice -n 19 bash scripts/version_matrix.sh --install-only && nice -n 19 bash scripts/version_matrix.sh; }"
-        " || matrix=$?"
+        "{ nice -n 19 bash scripts/version_matrix.sh --install-only && nice -n 19 bash scripts/iceberg.sh --install-only"
+        " && nice -n 19 bash scripts/version_matrix.sh; } || matrix=$?"
     ], started
     beside = commands.index('if [ "${1:-}" = --beside-the-suite ]; then')
     assert commands[beside + 1] == "echo 19 2>/dev/null >/proc/self/autogroup || true"
-    assert commands.index('[ "$matrix" -eq 0 ] && [ "$cluster" -eq 0 ]') > commands.index(started[0])
+    iceberg = next(
+        index for index, c in enumerate(commands) if c.startswith("nice -n 19 bash scripts/iceberg.sh -m slow")
+    )
+    # the replays (their killed runs included) and the Iceberg tests, on the iceberg target
+    ran = " ".join(commands[iceberg : iceberg + 2])
+    for module in ("test_incremental.py", "test_incremental_sessions.py", "test_incremental_iceberg.py"):
+        assert f"tests/functional/{module}" in ran, ran
+    verdict = commands.index('[ "$matrix" -eq 0 ] && [ "$cluster" -eq 0 ] && [ "$iceberg" -eq 0 ]')
+    assert verdict > iceberg > commands.index(started[0])
     assert 'setsid bash .ci/run --beside-the-suite "$ready" >"$beside_log" 2>&1 &' in commands
     # leaving early stops its whole process group
     assert 'kill -- "-$beside_pid" 2>/dev/null || true' in commands
