@@ -224,6 +224,11 @@ class _Adapter:
         self.dropped.append(str(relation))
         self.listed.pop(relation.identifier, None)
 
+    def cache_dropped(self, relation) -> str:
+        """As dbt: the relation taken out of the relation cache (no statement)."""
+        self.listed.pop(relation.identifier, None)
+        return ""
+
     def dispatch(self, name: str, macro_namespace: str = PACKAGE):
         """As dbt: each package of the namespace's search order (the root project's `dispatch:`
         config; by default the namespace alone), the adapter's prefix before `default__`."""

@@ -164,7 +164,7 @@
             {{ spark_windows._sw_incremental_send(session, writes) }}
         {%- endcall -%}
         {%- if plan.rewrite and cfg.iceberg -%}
-            {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}
+            {%- do run_query(spark_windows._sw_incremental_drop_sql(pending, purge=true)) -%}
         {%- elif plan.rewrite and run_folder is none -%}
             {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, read) -%}
             {%- do run_query(spark_windows._sw_incremental_drop_sql(pending)) -%}

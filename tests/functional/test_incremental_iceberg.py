@@ -12,6 +12,7 @@ run of 08:04: home 08:00 (08:00:10, 08:00:40), cart 08:02 (08:02:30), home 08:03
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from scratch_project import scratch_project
@@ -118,6 +119,11 @@ def provider(project: dict, table: str) -> str:
     return {name: value for name, value, *_ in rows}["Provider"]
 
 
+def schema_folder(project: dict) -> Path:
+    (location,) = [value for name, value in sql(project, f"describe schema extended {SCHEMA}") if name == "Location"]
+    return Path(location.removeprefix("file:"))
+
+
 def snapshots(project: dict, table: str) -> list[str]:
     """The operations of the table's snapshots, oldest first."""
     return [row[0] for row in sql(project, f"select operation from {SCHEMA}.{table}.snapshots order by committed_at")]
@@ -131,6 +137,8 @@ def test_each_run_commits_the_windows_by_one_iceberg_replace(project):
     assert changelog(project) == CHANGELOG
     for table in KEPT:
         assert provider(project, table) == "iceberg", table
+    # each run's staging table was dropped with its files
+    assert not any(path.name.startswith("page_clicks__pending") for path in schema_folder(project).iterdir())
     # the table made empty by the first run, then one commit a run: each REPLACE WHERE is an
     # Iceberg overwrite of the partitions the run rewrites
     assert snapshots(project, "page_clicks")[1:] == ["overwrite"] * 4
@@ -155,7 +163,8 @@ def test_a_run_stopped_at_any_statement_is_finished_or_undone_by_the_next(projec
     """Stopped as a kill would stop it, a run leaves either no commit (the next run drops what it
     wrote and runs the batch again) or a commit whose staging table the next run applies again:
     each window once, each changelog row once."""
-    run(project, CUTS[1], full_refresh=True)
+    run(project, CUTS[0], full_refresh=True)
+    run(project, CUTS[1])
     with StopAt(project["warehouse"], "page_clicks", stopped_at):
         run(project, CUTS[2], expect_pass=False)
     assert batches(project) == ([1, 2, 3] if committed else [1, 2])
@@ -189,6 +198,8 @@ def test_tables_of_another_file_format_are_refused_until_a_full_refresh(project)
 
     run(project, CUTS[2], full_refresh=True, file_format="parquet")
     assert [provider(project, table) for table in KEPT] == ["parquet"] * 4
+    # the Iceberg tables went with their files: no Iceberg metadata is left in the tables' folders
+    assert not any(schema_folder(project).glob("page_clicks*/metadata"))
     assert windows(project) == WINDOWS[CUTS[2]]
 
     shown = run(project, CUTS[3], expect_pass=False)

@@ -31,10 +31,10 @@
             {%- endif -%}
         {%- endfor -%}
     {%- else -%}
-        {%- do spark_windows._sw_incremental_reset(target, tables) -%}
+        {%- do spark_windows._sw_incremental_reset(cfg, target, tables) -%}
     {%- endif -%}
     {%- for relation in uncommitted -%}
-        {%- do adapter.drop_relation(relation) -%}
+        {%- do spark_windows._sw_incremental_drop_table(cfg, relation) -%}
     {%- endfor -%}
     {{ return(state) }}
 {% endmacro %}
@@ -165,7 +165,7 @@ on true
         {%- set relation = target.incorporate(path={'identifier': name}, type='table') -%}
         {%- if state.batch_id > 0 and name == state.pending -%}
             {%- do spark_windows._sw_incremental_apply(cfg, target, relation) -%}
-            {%- do adapter.drop_relation(relation) -%}
+            {%- do spark_windows._sw_incremental_drop_table(cfg, relation) -%}
         {%- else -%}
             {%- do uncommitted.append(relation) -%}
         {%- endif -%}
@@ -175,18 +175,22 @@ on true
 
 
 {#- No commit: every table of the model starts again (the model's relation whatever its type,
-    the table of every window, the late, changelog and state tables, and the state's trash). -#}
-{% macro _sw_incremental_reset(target, tables) %}
+    the table of every window, the late, changelog and state tables, and the state's trash).
+    Iceberg tables are dropped with their files (_sw_incremental_drop_table). -#}
+{% macro _sw_incremental_reset(cfg, target, tables) %}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
-    {%- if existing is not none -%}
+    {%- if existing is not none and existing.is_view -%}
         {%- do adapter.drop_relation(existing) -%}
+    {%- elif existing is not none -%}
+        {%- do spark_windows._sw_incremental_drop_table(cfg, target.incorporate(type='table')) -%}
     {%- endif -%}
     {#- The state table after a compaction (_sw_incremental_compact_state): the folders it left
         go first, its own among them (a kill may have kept it, and the state table is created
         there again; a managed table cannot be created in a folder that exists), with a trash
         table a killed compaction left (dropping it deletes the folders it holds). -#}
     {%- set stale = [] -%}
-    {%- if adapter.get_relation(target.database, target.schema, tables.state.identifier) is not none -%}
+    {%- if adapter.get_relation(target.database, target.schema, tables.state.identifier) is not none
+        and not spark_windows._sw_incremental_is_iceberg_table(cfg, tables.state) -%}
         {%- set folders = spark_windows._sw_incremental_state_folders(tables.state) -%}
         {%- if folders.location != folders.base -%}
             {%- do stale.extend(folders.all | reject('equalto', folders.location)) -%}
@@ -199,6 +203,6 @@ on true
     {%- endif -%}
     {#- through dbt's relation cache, which _sw_incremental_create_statements reads -#}
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
-        {%- do adapter.drop_relation(tables[name]) -%}
+        {%- do spark_windows._sw_incremental_drop_table(cfg, tables[name]) -%}
     {%- endfor -%}
 {% endmacro %}

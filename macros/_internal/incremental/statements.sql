@@ -69,8 +69,9 @@ END
 {% endmacro %}
 
 
-{% macro _sw_incremental_drop_sql(relation) -%}
-drop table if exists {{ relation }}
+{#- `purge`: an Iceberg table's files are deleted with it (Iceberg's DROP TABLE keeps them). -#}
+{% macro _sw_incremental_drop_sql(relation, purge=false) -%}
+drop table if exists {{ relation }}{{ ' purge' if purge }}
 {%- endmacro %}
 
 

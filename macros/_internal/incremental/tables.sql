@@ -139,6 +139,34 @@ where false
 {% endmacro %}
 
 
+{#- Whether `relation` is an Iceberg table: as dbt listed it, else (made by this invocation, or
+    not there) as the model's file_format makes it. -#}
+{% macro _sw_incremental_is_iceberg_table(cfg, relation) %}
+    {%- set cached = spark_windows._sw_cached_table(relation) -%}
+    {{ return(spark_windows._sw_is_iceberg(cached) if cached is not none else cfg.iceberg) }}
+{% endmacro %}
+
+
+{#- Drops a table of the model through dbt's relation cache, which _sw_incremental_create_statements
+    reads. An Iceberg table is dropped with PURGE, its files with it: Spark's DROP TABLE of an
+    Iceberg table keeps them, and each run's staging table would leave its files behind. When
+    the model's tables are no longer Iceberg tables (file_format changed, --full-refresh), the
+    folder it leaves (empty folders of its partitions) is deleted as well: Spark makes no managed
+    Parquet table in a folder that holds anything. -#}
+{% macro _sw_incremental_drop_table(cfg, relation) %}
+    {%- if not spark_windows._sw_incremental_is_iceberg_table(cfg, relation) -%}
+        {%- do adapter.drop_relation(relation) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set cached = spark_windows._sw_cached_table(relation) -%}
+    {%- do run_query(spark_windows._sw_incremental_drop_sql(relation, purge=true)) -%}
+    {%- do adapter.cache_dropped(relation) -%}
+    {%- if not cfg.iceberg and cached is not none and cached.location -%}
+        {%- do spark_windows._sw_incremental_purge_folders(relation, [cached.location]) -%}
+    {%- endif -%}
+{% endmacro %}
+
+
 {#- Step 1, before anything changes, with file_format='iceberg' or after a change of it: the
     model's tables must all be of its format (_sw_is_iceberg). A table of the other format is
     refused, with a message asking for --full-refresh, which creates them again. What dbt listed
