@@ -212,33 +212,20 @@ END
 {% endmacro %}
 
 
-{#- What _sw_incremental_read_partitions gave the session run that wrote the staging table
-    `pending`, read back from its properties. A staging table without that property was written
-    by a release older than 0.2.0 (its rows of role drop named the partitions read): it is
-    refused before anything changes, with a message asking for --full-refresh, which drops it. -#}
-{% macro _sw_incremental_staged_read(target, pending) %}
-    {%- set key = spark_windows._sw_incremental_read_key() -%}
+{#- A property of the staging table `pending` a committed run left, read back as JSON: `key`
+    (_sw_incremental_read_key: the partitions a session run read; _sw_incremental_replaced_key:
+    those an Iceberg staging table's rows replace). A staging table without it is refused before
+    anything changes, with a message asking for --full-refresh, which drops it; `why`: what its
+    absence means (a session's staging table without the partitions it read was written by a
+    release older than 0.2.0, whose rows of role drop named them). -#}
+{% macro _sw_incremental_staged_property(target, pending, key, why) %}
     {%- for row in run_query('show tblproperties ' ~ pending).rows if row[0] == key -%}
         {{ return(fromjson(row[1])) }}
     {%- endfor -%}
     {{ exceptions.raise_compiler_error(
         "windowed_incremental: " ~ pending ~ ", the staging table the last committed run of " ~ target
-        ~ " left to apply, has no table property " ~ key ~ ": it was written by a spark_windows release older than 0.2.0. "
-        ~ "Run the model once with --full-refresh to recompute every window (the staging table is dropped).") }}
-{% endmacro %}
-
-
-{#- The partitions an Iceberg staging table's rows replace (_sw_incremental_stage_sql), read
-    back from its properties; a staging table without them is refused, before anything changes. -#}
-{% macro _sw_incremental_staged_replaced(target, pending) %}
-    {%- set key = spark_windows._sw_incremental_replaced_key() -%}
-    {%- for row in run_query('show tblproperties ' ~ pending).rows if row[0] == key -%}
-        {{ return(fromjson(row[1])) }}
-    {%- endfor -%}
-    {{ exceptions.raise_compiler_error(
-        "windowed_incremental: " ~ pending ~ ", the staging table the last committed run of " ~ target
-        ~ " left to apply, has no table property " ~ key ~ ", which names the partitions it replaces. "
-        ~ "Run the model once with --full-refresh to recompute every window (the staging table is dropped).") }}
+        ~ " left to apply, has no table property " ~ key ~ why
+        ~ " Run the model once with --full-refresh to recompute every window (the staging table is dropped).") }}
 {% endmacro %}
 
 
@@ -247,18 +234,19 @@ END
     (_sw_incremental_repoint, checking which already are); a managed one by a dynamic INSERT
     OVERWRITE of the partitions it has rows for (_sw_incremental_overwrite_sql), then, for
     sessions, dropping the partitions it empties. Every step can be repeated. A session's staging
-    table is first read for the partitions its run read (_sw_incremental_staged_read), which
+    table is first read for the partitions its run read (_sw_incremental_staged_property), which
     refuses one a release older than 0.2.0 wrote: nothing has changed yet. -#}
 {% macro _sw_incremental_apply(cfg, target, pending) %}
     {%- if cfg.iceberg -%}
-        {%- set replace = spark_windows._sw_incremental_replace_sql(cfg, target, pending, spark_windows._sw_incremental_staged_replaced(target, pending)) -%}
+        {%- set replace = spark_windows._sw_incremental_replace_sql(cfg, target, pending, spark_windows._sw_incremental_staged_property(target, pending, spark_windows._sw_incremental_replaced_key(), ", which names the partitions it replaces.")) -%}
         {%- if replace | trim -%}
             {%- do run_query(replace) -%}
         {%- endif -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set staged = spark_windows._sw_describe_table(pending) -%}
-    {%- set read = spark_windows._sw_incremental_staged_read(target, pending) if cfg.session else none -%}
+    {%- set read = spark_windows._sw_incremental_staged_property(target, pending, spark_windows._sw_incremental_read_key(),
+        ": it was written by a spark_windows release older than 0.2.0.") if cfg.session else none -%}
     {%- if staged.type == 'EXTERNAL' -%}
         {%- do spark_windows._sw_incremental_repoint(cfg, target, pending, staged.location, recovering=true, read=read) -%}
     {%- else -%}
