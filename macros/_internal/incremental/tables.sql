@@ -149,20 +149,36 @@ where false
 
 {#- Drops a table of the model through dbt's relation cache, which _sw_incremental_create_statements
     reads. An Iceberg table is dropped with PURGE, its files with it: Spark's DROP TABLE of an
-    Iceberg table keeps them, and each run's staging table would leave its files behind. When
-    the model's tables are no longer Iceberg tables (file_format changed, --full-refresh), the
-    folder it leaves (empty folders of its partitions) is deleted as well: Spark makes no managed
-    Parquet table in a folder that holds anything. -#}
+    Iceberg table keeps them, and each run's staging table would leave its files behind (on a
+    file system its empty folders stay). -#}
 {% macro _sw_incremental_drop_table(cfg, relation) %}
     {%- if not spark_windows._sw_incremental_is_iceberg_table(cfg, relation) -%}
         {%- do adapter.drop_relation(relation) -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set cached = spark_windows._sw_cached_table(relation) -%}
     {%- do run_query(spark_windows._sw_incremental_drop_sql(relation, purge=true)) -%}
     {%- do adapter.cache_dropped(relation) -%}
-    {%- if not cfg.iceberg and cached is not none and cached.location -%}
-        {%- do spark_windows._sw_incremental_purge_folders(relation, [cached.location]) -%}
+{% endmacro %}
+
+
+{#- Before a --full-refresh of a Parquet model drops the model's tables: tables dbt listed as
+    Iceberg tables (the model's file_format was 'iceberg') are refused, naming them. Iceberg
+    leaves a dropped table's folder in place (Iceberg's session catalog drops its files, not its
+    folders), and Spark makes no managed Parquet table in a folder that holds anything. -#}
+{% macro _sw_incremental_check_back_to_parquet(cfg, tables) %}
+    {%- set iceberg = [] -%}
+    {%- for relation in tables if not cfg.iceberg -%}
+        {%- set cached = spark_windows._sw_cached_table(relation) -%}
+        {%- if cached is not none and spark_windows._sw_is_iceberg(cached) -%}
+            {%- do iceberg.append(relation | string ~ (' (' ~ cached.location ~ ')' if cached.location else '')) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if iceberg -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: the model's file_format is 'parquet', and " ~ iceberg | join(', ')
+            ~ (" is an Iceberg table" if iceberg | length == 1 else " are Iceberg tables") ~ ". A Parquet table cannot be made "
+            ~ "where an Iceberg table was: drop each with `drop table ... purge`, delete the folder named with it, then run "
+            ~ "the model with --full-refresh; or set file_format='iceberg' again. Nothing was changed.") }}
     {%- endif -%}
 {% endmacro %}
 
