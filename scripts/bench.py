@@ -764,13 +764,15 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_
 
     # an event table loaded in batches: files of about 100,000 rows in arrival order, whose
     # Parquet statistics let a run skip the files that hold no new rows
-    spark.sql("drop table if exists spark_windows.bench_events")
-    history = rows(0, events).repartitionByRange(max(1, events // 100_000), "ingested_at")
-    history.sortWithinPartitions("ingested_at").write.format("parquet").saveAsTable("spark_windows.bench_events")
     # each model's table folder (managed tables, in the schema's folder)
     schema_row = spark.sql("describe schema extended spark_windows").where("info_name = 'Location'").first()
     folders = {name: Path(schema_row[1].removeprefix("file:")) / name for name in models}
     source_folder = Path(schema_row[1].removeprefix("file:")) / "bench_events"
+    spark.sql("drop table if exists spark_windows.bench_events")
+    # Iceberg's session catalog (--iceberg) drops a Parquet table without its files
+    shutil.rmtree(source_folder, ignore_errors=True)
+    history = rows(0, events).repartitionByRange(max(1, events // 100_000), "ingested_at")
+    history.sortWithinPartitions("ingested_at").write.format("parquet").saveAsTable("spark_windows.bench_events")
 
     last_statements = {}  # with --statements: {model: its last run's statements}
 
