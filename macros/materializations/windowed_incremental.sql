@@ -180,7 +180,7 @@
     {#- Every table the model keeps exists from its first run on (the changelog with emit='changelog'). -#}
     {%- if cfg.on_watermark -%}
         {%- set shown = this.incorporate(type='view') -%}
-        {%- do spark_windows._sw_incremental_shown_view(cfg, shown, target) -%}
+        {%- do spark_windows._sw_incremental_shown_view(cfg, shown, target, state.batch_id == 0) -%}
     {%- endif -%}
     {%- set relations = ([shown] if cfg.on_watermark else []) + [target, tables.late] + ([tables.changelog] if cfg.changelog else []) + [tables.state] -%}
     {%- for relation in relations -%}

@@ -249,10 +249,13 @@ set spark.sql.sources.partitionOverwriteMode = STATIC
 
 
 {#- With on_watermark, the model is a view of the windows the watermark has passed (`target`
-    holds every window). Made again by every run: cheap, and a crash before it is repaired. -#}
-{% macro _sw_incremental_shown_view(cfg, view, target) %}
+    holds every window). Made again by every run: cheap, and a crash before it is repaired. With
+    file_format='iceberg', on a run with no commit before it (a first run, --full-refresh: the
+    columns may have changed) the view is dropped first: Iceberg's session catalog keeps a view's
+    old SQL text on CREATE OR REPLACE VIEW (apache/iceberg#15490). -#}
+{% macro _sw_incremental_shown_view(cfg, view, target, first=false) %}
     {%- set existing = adapter.get_relation(view.database, view.schema, view.identifier) -%}
-    {%- if existing is not none and not existing.is_view -%}
+    {%- if existing is not none and (not existing.is_view or (cfg.iceberg and first)) -%}
         {%- do adapter.drop_relation(existing) -%}
     {%- endif -%}
     {%- set columns = cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names + ['is_final', 'revision', 'timing', 'window_partition'] -%}
