@@ -1361,6 +1361,31 @@ def test_a_table_dbt_listed_without_its_text_is_described(catalog_renderer):
     assert catalog_renderer.queries == ["describe formatted spark_windows.sensor_vehicles"]
 
 
+@pytest.mark.parametrize(
+    ("information", "iceberg"),
+    [
+        # Spark's session catalog with Iceberg's SparkSessionCatalog: provider hive, the format in
+        # the table properties
+        (listed_text("spark_windows", "sensor_vehicles", ["k"], [], iceberg=True), True),
+        # an Iceberg catalog (REST, Glue) lists the provider
+        (LISTED_TEXT.replace("Provider: parquet", "Provider: iceberg"), True),
+        (LISTED_TEXT, False),
+        # a Parquet table whose properties merely mention Iceberg
+        (
+            LISTED_TEXT.replace("Partition Provider:", "Table Properties: [note=from iceberg]\nPartition Provider:"),
+            False,
+        ),
+    ],
+)
+def test_an_iceberg_table_is_told_by_its_properties_or_provider(catalog_renderer, information, iceberg):
+    listed(catalog_renderer, "sensor_vehicles", information)
+    cached = catalog_renderer.call("_sw_cached_table", Target())
+    assert catalog_renderer.call("_sw_is_iceberg", cached) is iceberg
+    assert catalog_renderer.call("_sw_incremental_run_folder", {"iceberg": iceberg}, Target(), 7) == (
+        None if iceberg else FOLDER
+    )
+
+
 OLDER = "it was written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh"
 
 
