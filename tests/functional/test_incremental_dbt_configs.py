@@ -347,7 +347,10 @@ def test_refused_configs_are_reported_together_by_dbt(project):
         bad.unlink()
     text = "\n".join([str(result.exception), *shown])
     assert "windowed_incremental: 2 problems in the model's config; nothing was run:" in text, text[-3000:]
-    assert "file_format ('delta') is not supported; the only accepted file_format is 'parquet'" in text
+    assert (
+        "file_format ('delta') is not supported; the accepted file_formats are 'parquet' (the default) and 'iceberg'"
+        in text
+    )
     assert "emit ('upserts') must be 'changelog' or left out" in text
     assert not sql(project, f"show tables in {SCHEMA} like 'bad_clicks*'")
 
