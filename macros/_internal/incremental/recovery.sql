@@ -178,7 +178,7 @@ on true
     the table of every window, the late, changelog and state tables, and the state's trash).
     Iceberg tables are dropped with their files (_sw_incremental_drop_table). -#}
 {% macro _sw_incremental_reset(cfg, target, tables) %}
-    {%- do spark_windows._sw_incremental_check_back_to_parquet(cfg, [target.incorporate(type='table'), tables.windows, tables.late, tables.changelog, tables.state]) -%}
+    {%- do spark_windows._sw_incremental_check_formats(cfg, tables, target, refresh=true) -%}
     {%- set existing = adapter.get_relation(target.database, target.schema, target.identifier) -%}
     {%- if existing is not none and existing.is_view -%}
         {%- do adapter.drop_relation(existing) -%}

@@ -161,47 +161,40 @@ where false
 {% endmacro %}
 
 
-{#- Before a --full-refresh of a Parquet model drops the model's tables: tables dbt listed as
-    Iceberg tables (the model's file_format was 'iceberg') are refused, naming them. Iceberg
-    leaves a dropped table's folder in place (Iceberg's session catalog drops its files, not its
-    folders), and Spark makes no managed Parquet table in a folder that holds anything. -#}
-{% macro _sw_incremental_check_back_to_parquet(cfg, tables) %}
-    {%- set iceberg = [] -%}
-    {%- for relation in tables if not cfg.iceberg -%}
-        {%- set cached = spark_windows._sw_cached_table(relation) -%}
-        {%- if cached is not none and spark_windows._sw_is_iceberg(cached) -%}
-            {%- do iceberg.append(relation | string ~ (' (' ~ cached.location ~ ')' if cached.location else '')) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if iceberg -%}
-        {{ exceptions.raise_compiler_error(
-            "windowed_incremental: the model's file_format is 'parquet', and " ~ iceberg | join(', ')
-            ~ (" is an Iceberg table" if iceberg | length == 1 else " are Iceberg tables") ~ ". A Parquet table cannot be made "
-            ~ "where an Iceberg table was: drop each with `drop table ... purge`, delete the folder named with it, then run "
-            ~ "the model with --full-refresh; or set file_format='iceberg' again. Nothing was changed.") }}
-    {%- endif -%}
-{% endmacro %}
-
-
-{#- Step 1, before anything changes, with file_format='iceberg' or after a change of it: the
-    model's tables must all be of its format (_sw_is_iceberg). A table of the other format is
-    refused, with a message asking for --full-refresh, which creates them again. What dbt listed
-    when it started tells; a table it listed without its text is let through. -#}
-{% macro _sw_incremental_check_formats(cfg, tables, target) %}
+{#- Step 1, before anything changes: the model's tables (`target`, the late, changelog and state
+    tables) must all be of its file_format (_sw_is_iceberg), as dbt listed them when it started (a
+    table listed without its text is let through). After a commit (`refresh` false) a table of the
+    other format is refused, with a message asking for --full-refresh, which creates them again.
+    Before a --full-refresh (`refresh`) of a Parquet model drops them, Iceberg tables are refused
+    too, naming their folders: Iceberg leaves a dropped table's folders in place (its session
+    catalog drops the files, not the folders), and Spark makes no managed Parquet table in a
+    folder that holds anything. -#}
+{% macro _sw_incremental_check_formats(cfg, tables, target, refresh=false) %}
     {%- set wrong = [] -%}
     {%- for relation in [target, tables.late, tables.changelog, tables.state] -%}
         {%- set cached = spark_windows._sw_cached_table(relation) -%}
         {%- if cached is not none and spark_windows._sw_is_iceberg(cached) != cfg.iceberg -%}
-            {%- do wrong.append(relation | string) -%}
+            {%- do wrong.append({'name': relation | string, 'location': cached.location}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if wrong -%}
+    {%- set verb = ' is ' if wrong | length == 1 else ' are ' -%}
+    {%- set kind = 'an Iceberg table' if wrong | length == 1 else 'Iceberg tables' -%}
+    {%- if wrong and not refresh -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: the model's file_format is '" ~ spark_windows._sw_incremental_format(cfg) ~ "', but "
-            ~ wrong | join(', ') ~ (" is " if wrong | length == 1 else " are ") ~ ("not " if cfg.iceberg else "")
-            ~ ("an Iceberg table" if wrong | length == 1 else "Iceberg tables")
+            ~ wrong | map(attribute='name') | join(', ') ~ verb ~ ('not ' if cfg.iceberg else '') ~ kind
             ~ " (made by a run with another file_format). Run the model once with "
             ~ "--full-refresh to recompute every window in tables of the new format.") }}
+    {%- elif wrong and not cfg.iceberg -%}
+        {%- set named = [] -%}
+        {%- for table in wrong -%}
+            {%- do named.append(table.name ~ (' (' ~ table.location ~ ')' if table.location else '')) -%}
+        {%- endfor -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: the model's file_format is 'parquet', and " ~ named | join(', ') ~ verb ~ kind
+            ~ ". A Parquet table cannot be made where an Iceberg table was: drop each with `drop table ... purge`, "
+            ~ "delete the folder named with it, then run the model with --full-refresh; or set file_format='iceberg' again. "
+            ~ "Nothing was changed.") }}
     {%- endif -%}
 {% endmacro %}
 
