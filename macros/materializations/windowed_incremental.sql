@@ -26,7 +26,8 @@
     {%- set target = tables.windows if cfg.on_watermark else this.incorporate(type='table') -%}
     {%- set fingerprint_text = tojson([cfg.time_col, cfg.ingestion_col, cfg.window, cfg.group_cols, cfg.aggregates,
         cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else [])
-        + (['input_file_col', cfg.file_col] if cfg.file_col else []), sort_keys=true) -%}
+        + (['input_file_col', cfg.file_col] if cfg.file_col else [])
+        + (['iceberg_input', cfg.iceberg_input] if cfg.iceberg_input else []), sort_keys=true) -%}
     {%- set fingerprint = local_md5(fingerprint_text) -%}
     {%- set clauses = spark_windows._sw_incremental_table_clauses(tables, target, cfg.iceberg) -%}
     {%- set format = spark_windows._sw_incremental_format(cfg) -%}
@@ -45,6 +46,12 @@
     {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
         {%- set stored_settings = fromjson(state.config) if state.config else none -%}
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
+    {%- endif -%}
+    {#- With iceberg_input, the input's snapshots since the last commit's: appends and
+        compactions only; the commit stores the current one -#}
+    {%- if cfg.input_table is not none -%}
+        {%- set state = state.copy() -%}
+        {%- do state.update({'input_snapshot': spark_windows._sw_incremental_check_snapshots(cfg, state)}) -%}
     {%- endif -%}
 
     {#- 2. With input_file_col, the input's files no committed run processed: the run reads
@@ -67,7 +74,15 @@
         listing.scanned if cfg.file_col is not none else state.scanned, session,
         spark_windows._sw_incremental_cache_batch(cfg, sql, target, state)) -%}
     {%- set new_rows = summary.new_rows -%}
-    {%- if summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
+    {%- if summary.rows_without_ingestion_time > 0 and cfg.input_table is not none -%}
+        {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: " ~ summary.rows_without_ingestion_time ~ " rows of " ~ this ~ "'s input have a NULL "
+            ~ "_last_updated_sequence_number: with iceberg_input every row needs the sequence number Iceberg keeps for it "
+            ~ "(row lineage), which tables of format-version 3 have. Upgrade " ~ cfg.input_table ~ " with alter table "
+            ~ cfg.input_table ~ " set tblproperties ('format-version' = '3'): the rows already in it take their sequence numbers "
+            ~ "at the table's next commit (such as the next append). The model's SQL must select the column as it is, under its own name.") }}
+    {%- elif summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ summary.rows_without_ingestion_time ~ " rows of " ~ this ~ "'s input have a NULL "

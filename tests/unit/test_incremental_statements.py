@@ -67,16 +67,17 @@ class Relation:
 
     database = None
 
-    def __init__(self, identifier: str, type: str = "table"):  # noqa: A002 (dbt's name)
-        self.schema = SCHEMA
+    def __init__(self, identifier: str, type: str = "table", schema: str = SCHEMA):  # noqa: A002 (dbt's name)
+        self.schema = schema
         self.identifier = identifier
         self.type = type
 
     def incorporate(self, path: dict | None = None, type: str | None = None) -> Relation:  # noqa: A002
-        return Relation((path or {}).get("identifier", self.identifier), type or self.type)
+        path = path or {}
+        return Relation(path.get("identifier", self.identifier), type or self.type, path.get("schema", self.schema))
 
     def __str__(self) -> str:
-        return f"{SCHEMA}.{self.identifier}"
+        return f"{self.schema}.{self.identifier}"
 
 
 def last_statement(script: str) -> str:
@@ -96,17 +97,25 @@ class SteadyRun:
         left: tuple[str, ...] = (),
         file_format: str = "parquet",
         listed_iceberg: bool | None = None,
+        iceberg_input: bool = False,
     ):
         """`stored`: the settings the last commit stored (by default this release's: staging
         tables named by batch); `left`: staging tables dbt listed (an attempt left them);
         `file_format`: the model's; `listed_iceberg`: whether dbt listed its tables as Iceberg
-        tables (by default as its file_format made them)."""
+        tables (by default as its file_format made them); `iceberg_input`: the model reads the
+        source `raw.readings` by its Iceberg snapshots (the last commit read up to snapshot 41,
+        and two appends and a compaction followed it, the newest snapshot 44)."""
         identifier, values, self.model_sql = MODELS[kind]
         values = {**values, "file_format": file_format}
+        if iceberg_input:
+            values = {key: value for key, value in values.items() if key != "ingestion_time_col"}
+            values["iceberg_input"] = "raw.readings"
         iceberg = file_format == "iceberg" if listed_iceberg is None else listed_iceberg
         self.identifier, self.values = identifier, values
         self.release = release
         self.stored = stored if stored is not None else {"session_time_zone": "UTC", "staging_tables": "by_batch"}
+        if iceberg_input and stored is None:
+            self.stored = {**self.stored, "input_snapshot": 41}
         self.trips: list[tuple[str, str]] = []
         self.fingerprints: list[str] = []
         pending = f"{identifier}__pending_7"
@@ -123,6 +132,13 @@ class SteadyRun:
             # fails on the count of round trips
             "select current_timezone()": [["UTC", f"{release} 0123abc"]],
             "select\n    'hour' as part": SCAN,
+            "select 'start' as part": [
+                ["start", 41, None, None],
+                ["since", 41, "append", "2024-05-01 08:20:00"],
+                ["since", 42, "append", "2024-05-01 08:24:00"],
+                ["since", 43, "replace", "2024-05-01 08:25:00"],
+                ["since", 44, "append", "2024-05-01 08:30:00"],
+            ],
             "with __sw_new as": TOUCH,  # the session touch query
             # Spark 3.5 only: the metadata apply reads the staged partitions (a session's
             # changelog stages the touched sessions' old rows in the NULL partition) ...
@@ -166,7 +182,19 @@ class SteadyRun:
             "config": Config(values),
             "this": Relation(identifier),
             "sql": self.model_sql,
-            "model": {"description": ""},
+            "model": {"description": "", "depends_on": {"nodes": ["source.sensors.raw.readings"]}},
+            "graph": {
+                "nodes": {},
+                "sources": {
+                    "source.sensors.raw.readings": {
+                        "source_name": "raw",
+                        "name": "readings",
+                        "database": None,
+                        "schema": "landing",
+                        "identifier": "sensor_readings",
+                    }
+                },
+            },
             "pre_hooks": [],
             "post_hooks": [],
             "run_query": self.run_query,
@@ -535,3 +563,28 @@ def test_tables_of_another_file_format_are_refused_before_anything_changes(file_
         SteadyRun("tumble", "3.5.8", file_format=file_format, listed_iceberg=listed_iceberg)
     assert message in str(error.value)
     assert "Run the model once with --full-refresh" in str(error.value)
+
+
+def test_a_run_reading_an_iceberg_input_checks_its_snapshots_in_one_statement_more():
+    """With iceberg_input a tumbling run on Spark 4.3 also asks for the input's snapshots since
+    the one its last commit read up to (appends and a compaction: accepted), and its commit
+    stores the newest. The scan reads the rows up to the input's newest sequence number."""
+    run = SteadyRun("tumble", "4.3.0", iceberg_input=True)
+    assert_trips(
+        run,
+        [
+            ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
+            ("run_query", "select 'start' as part, snapshot_id"),
+            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_7"),
+        ],
+    )
+    read, check, script = (sql for _, sql in run.trips)
+    sequence = "timestamp_micros(_last_updated_sequence_number)"
+    assert (
+        f"where ({sequence} > (select max_ingestion_time from spark_windows.sensor_vehicles__state order by batch_id desc "
+        f"limit 1) or {sequence} is null) and ({sequence} <= (select timestamp_micros(max(latest_sequence_number)) "
+        f"from landing.sensor_readings.metadata_log_entries) or {sequence} is null)"
+    ) in " ".join(read.split())
+    assert "from landing.sensor_readings.snapshots\nwhere snapshot_id = 41" in check
+    commit = script[script.index("insert into spark_windows.sensor_vehicles__state") :]
+    assert '"input_snapshot": 44' in commit and '"iceberg_input": "raw.readings"' in commit, commit[:2000]

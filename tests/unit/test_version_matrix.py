@@ -139,8 +139,13 @@ def test_ci_runs_the_matrix_and_fails_when_it_fails():
         index for index, c in enumerate(commands) if c.startswith("nice -n 19 bash scripts/iceberg.sh -m slow")
     )
     # the replays (their killed runs included) and the Iceberg tests, on the iceberg target
-    ran = " ".join(commands[iceberg : iceberg + 2])
-    for module in ("test_incremental.py", "test_incremental_sessions.py", "test_incremental_iceberg.py"):
+    ran = " ".join(commands[iceberg : iceberg + 3])
+    for module in (
+        "test_incremental.py",
+        "test_incremental_sessions.py",
+        "test_incremental_iceberg.py",
+        "test_incremental_iceberg_input.py",
+    ):
         assert f"tests/functional/{module}" in ran, ran
     verdict = commands.index('[ "$matrix" -eq 0 ] && [ "$cluster" -eq 0 ] && [ "$iceberg" -eq 0 ]')
     assert verdict > iceberg > commands.index(started[0])

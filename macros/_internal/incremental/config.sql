@@ -9,10 +9,16 @@
     {%- set name = 'windowed_incremental' -%}
     {%- set errors = [] -%}
     {%- set time_col = config.get('time_col') -%}
-    {%- set ingestion_col = config.get('ingestion_time_col') -%}
     {%- do spark_windows._sw_require_column(time_col, name, 'time_col', errors) -%}
-    {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col', errors) -%}
+    {%- set iceberg_input = config.get('iceberg_input') -%}
     {%- set file_col = config.get('input_file_col') -%}
+    {%- if iceberg_input is none -%}
+        {%- set ingestion_col = config.get('ingestion_time_col') -%}
+        {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col', errors) -%}
+    {%- else -%}
+        {%- do spark_windows._sw_incremental_check_iceberg_input(config, errors) -%}
+        {%- set ingestion_col = spark_windows._sw_incremental_sequence_col() -%}
+    {%- endif -%}
     {%- if file_col is string and '.' in file_col -%}
         {%- do errors.append(
             name ~ ": input_file_col ('" ~ file_col ~ "') must name a column of the model's SQL, not a field: select it "
@@ -95,9 +101,15 @@
     {%- if file_col is not none -%}
         {%- do settings.update({'input_file_col': file_col}) -%}
     {%- endif -%}
+    {%- if iceberg_input is not none -%}
+        {%- do settings.pop('ingestion_time_col') -%}
+        {%- do settings.update({'iceberg_input': iceberg_input}) -%}
+    {%- endif -%}
     {{ return({
         'time_col': time_col,
         'ingestion_col': ingestion_col,
+        'iceberg_input': iceberg_input,
+        'input_table': spark_windows._sw_incremental_input_table(iceberg_input) if iceberg_input is not none else none,
         'file_col': file_col,
         'window': window,
         'spec': spec,
@@ -167,7 +179,7 @@
     {%- set durations = ['watermark_delay', 'allowed_lateness', 'partition_size'] -%}
     {%- set changes = [] -%}
     {%- if stored is mapping -%}
-        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | reject('in', ['session_time_zone', 'staging_tables']) | sort -%}
+        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | reject('in', ['input_snapshot', 'session_time_zone', 'staging_tables']) | sort -%}
             {%- set old = stored.get(key) -%}
             {%- set value = settings.get(key) -%}
             {%- if key in durations and old is string and value is string -%}
@@ -285,14 +297,19 @@
 
 
 {#- The settings a commit stores: the model's, the session time zone its partitions are named
-    in (`zone`; _sw_incremental_check_stored_zone), where the run read it, and how its staging
-    tables are named (staging_tables 'by_batch', _sw_incremental_settle_staging); the last two are
-    the run's, not the model's (the refusal of a changed setting names neither). -#}
-{% macro _sw_incremental_stored_settings(cfg, zone=none) %}
+    in (`zone`; _sw_incremental_check_stored_zone), where the run read it, how its staging
+    tables are named (staging_tables 'by_batch', _sw_incremental_settle_staging) and with
+    iceberg_input the input's snapshot the run read up to (`input_snapshot`,
+    _sw_incremental_check_snapshots); the last three are the run's, not the model's (the
+    refusal of a changed setting names none of them). -#}
+{% macro _sw_incremental_stored_settings(cfg, zone=none, input_snapshot=none) %}
     {%- set stored = {'staging_tables': 'by_batch'} -%}
     {%- do stored.update(cfg.settings) -%}
     {%- if zone is not none -%}
         {%- do stored.update({'session_time_zone': zone}) -%}
+    {%- endif -%}
+    {%- if input_snapshot is not none -%}
+        {%- do stored.update({'input_snapshot': input_snapshot}) -%}
     {%- endif -%}
     {{ return(stored) }}
 {% endmacro %}

@@ -106,18 +106,28 @@ from {{ source }}
     none; after_sql, SQL of that time, where the state is read in the same query:
     _sw_incremental_state_bounds), and the rows without an ingestion time, which the summary
     counts to refuse them; with input_file_col, the rows of the files the run found unprocessed
-    (its run_files). -#}
+    (its run_files). With iceberg_input only the rows up to the input's newest sequence number
+    (_sw_incremental_sequence_bound_sql): the snapshots after it are checked by the next run. -#}
 {% macro _sw_incremental_new_sql(cfg, model_sql, state) -%}
 {%- if cfg.file_col is not none -%}
 {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, state, 'run') }}
 {%- else -%}
 {%- set after = state.get('after_sql') or (spark_windows._sw_us_literal(state.ingestion_us) if state.ingestion_us is not none) -%}
+{%- set conditions = [] -%}
+{%- if after -%}
+    {%- do conditions.append(cfg.ingestion_col ~ ' > ' ~ after ~ ' or ' ~ cfg.ingestion_col ~ ' is null') -%}
+{%- endif -%}
+{%- if cfg.input_table is not none -%}
+    {%- do conditions.append(cfg.ingestion_col ~ ' <= ' ~ spark_windows._sw_incremental_sequence_bound_sql(cfg.input_table) ~ ' or ' ~ cfg.ingestion_col ~ ' is null') -%}
+{%- endif %}
 select *
 from (
     {{ model_sql }}
 ) as __sw_input
-{%- if after %}
-where {{ cfg.ingestion_col }} > {{ after }} or {{ cfg.ingestion_col }} is null
+{%- if conditions | length == 1 %}
+where {{ conditions[0] }}
+{%- elif conditions %}
+where ({{ conditions | join(') and (') }})
 {%- endif %}
 {%- endif %}
 {%- endmacro %}

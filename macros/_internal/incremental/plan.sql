@@ -24,6 +24,7 @@
         'run_files': state.get('run_files'),
         'state_table': state.get('state_table'),
         'processed_files': state.get('processed_files'),
+        'input_snapshot': state.get('input_snapshot'),
         'run_us': (started.timestamp() * 1000000) | round | int,
     } -%}
     {%- if cfg.session -%}
