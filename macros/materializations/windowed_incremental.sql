@@ -78,10 +78,10 @@
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ summary.rows_without_ingestion_time ~ " rows of " ~ this ~ "'s input have a NULL "
-            ~ "_last_updated_sequence_number: with iceberg_input every row needs the sequence number Iceberg keeps for it "
-            ~ "(row lineage), which tables of format-version 3 have. Upgrade " ~ cfg.input_table ~ " with alter table "
+            ~ cfg.arrival_col ~ " (sequence_col): with iceberg_input every row needs the sequence number Iceberg keeps for it "
+            ~ "(row lineage, _last_updated_sequence_number), which tables of format-version 3 have. Upgrade " ~ cfg.input_table ~ " with alter table "
             ~ cfg.input_table ~ " set tblproperties ('format-version' = '3'): the rows already in it take their sequence numbers "
-            ~ "at the table's next commit (such as the next append). The model's SQL must select the column as it is, under its own name.") }}
+            ~ "at the table's next commit (such as the next append). The model's SQL must select that column as it is, under a name of its own.") }}
     {%- elif summary.rows_without_ingestion_time > 0 and cfg.file_col is none -%}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(

@@ -9,7 +9,9 @@ click rows into an Iceberg table of format-version 3 (`landed_clicks`, the sourc
 `landed.clicks`) by appends whose `landed_at` go backwards, repeat and overlap. Two models read
 it: `clicks_by_snapshot` (windowed_incremental, hop of 2 minutes every minute, watermark delay
 1 hour: no row is late) and `clicks_all_rows`, a table of window_aggregate over every row, which
-each run's windows must equal. The windows after each landing are also computed by hand (below).
+each run's windows must equal; `click_sessions_by_snapshot` and `click_sessions_all_rows` the
+same for sessions of a 1-minute gap with an average (a run re-reads the rows of the sessions it
+touches). The windows after the landings are also computed by hand (below).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ SCHEMA = os.environ.get("SPARK_WINDOWS_SCHEMA", "spark_windows") + "_" + NAME
 LANDED = f"{SCHEMA}.landed_clicks"
 WINDOW = "{'type': 'hop', 'slide': '1 minute', 'size': '2 minutes'}"
 AGGREGATES = "{'clicks': 'count(*)', 'amount': 'sum(amount)'}"
+# sessions with an aggregate that needs the rows: a run re-reads the rows of the sessions it touches
+SESSION = "{'type': 'session', 'gap': '1 minute'}"
+SESSION_AGGREGATES = "{'clicks': 'count(*)', 'average': 'avg(amount)'}"
 MODELS = {
     "sources.yml": f"""
 version: 2
@@ -45,6 +50,7 @@ sources:
     file_format='iceberg',
     time_col='click_ts',
     iceberg_input='landed.clicks',
+    sequence_col='landed_sequence',
     window={WINDOW},
     group_by=['page'],
     aggregates={AGGREGATES},
@@ -52,8 +58,31 @@ sources:
     partition_size='1 hour',
 ) }}}}
 
-select page, click_ts, amount, _last_updated_sequence_number
+select page, click_ts, amount, _last_updated_sequence_number as landed_sequence
 from {{{{ source('landed', 'clicks') }}}}
+""",
+    "click_sessions_by_snapshot.sql": f"""
+{{{{ config(
+    materialized='windowed_incremental',
+    file_format='iceberg',
+    time_col='click_ts',
+    iceberg_input='landed.clicks',
+    sequence_col='landed_sequence',
+    window={SESSION},
+    group_by=['page'],
+    aggregates={SESSION_AGGREGATES},
+    watermark_delay='1 hour',
+    partition_size='1 hour',
+) }}}}
+
+select page, click_ts, amount, _last_updated_sequence_number as landed_sequence
+from {{{{ source('landed', 'clicks') }}}}
+""",
+    "click_sessions_all_rows.sql": f"""
+{{{{ config(materialized='table', file_format='iceberg') }}}}
+
+select page, window_start, window_end, clicks, average
+from {{{{ spark_windows.window_aggregate(source('landed', 'clicks'), 'click_ts', {SESSION}, ['page'], {SESSION_AGGREGATES}) }}}}
 """,
     "clicks_all_rows.sql": f"""
 {{{{ config(materialized='table', file_format='iceberg') }}}}
@@ -82,6 +111,13 @@ AFTER_SECOND = [
     ("home", "08:02", 1, 4),
 ]
 AFTER_THIRD = [("cart", "08:00", 2, 7), ("cart", "08:01", 2, 7)] + AFTER_SECOND[2:]
+# (page, session start, end, clicks, average) after the fourth landing, by hand: a gap of a
+# minute or more between a page's clicks starts a new session
+SESSIONS_AFTER_THIRD = [
+    ("cart", "08:01:20", "08:02:40", 2, 3.5),
+    ("home", "08:00:10", "08:01:50", 2, 2.0),
+    ("home", "08:02:30", "08:03:30", 1, 4.0),
+]
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +170,16 @@ def windows(project: dict, model: str = "clicks_by_snapshot") -> list[tuple]:
     )
 
 
+def sessions(project: dict, model: str = "click_sessions_by_snapshot") -> list[tuple]:
+    return sorted(
+        sql(
+            project,
+            f"select page, date_format(window_start, 'HH:mm:ss'), date_format(window_end, 'HH:mm:ss'), clicks, average "
+            f"from {SCHEMA}.{model}",
+        )
+    )
+
+
 def batches(project: dict) -> list[int]:
     return [
         row[0] for row in sql(project, f"select batch_id from {SCHEMA}.clicks_by_snapshot__state order by batch_id")
@@ -151,11 +197,14 @@ def test_appends_are_read_once_whatever_their_landing_times_and_a_compaction_is_
     land(project, FIRST)
     run(project, full_refresh=True)
     assert windows(project) == AFTER_FIRST
-    # two appends between runs, landed_at going back, then repeating
+    assert sessions(project) == sessions(project, "click_sessions_all_rows")
+    # two appends between runs, landed_at going back, then repeating: home 08:00:50 joins the
+    # stored session of 08:00:10
     land(project, BACKWARDS)
     land(project, REPEATED)
     run(project)
     assert windows(project) == AFTER_SECOND
+    assert sessions(project) == sessions(project, "click_sessions_all_rows")
     # a compaction keeps each row's sequence number: its rows are not read again
     (rewritten,) = sql(
         project,
@@ -167,6 +216,8 @@ def test_appends_are_read_once_whatever_their_landing_times_and_a_compaction_is_
     run(project)
     assert windows(project) == AFTER_THIRD
     assert windows(project) == windows(project, "clicks_all_rows")
+    assert sessions(project) == SESSIONS_AFTER_THIRD
+    assert sessions(project) == sessions(project, "click_sessions_all_rows")
     assert batches(project) == [1, 2, 3]
     # nothing new: no commit, the same windows
     run(project)
@@ -236,7 +287,7 @@ def test_a_table_without_row_lineage_is_refused_until_upgraded(project):
     land_table(project, format_version=2)
     land(project, FIRST)
     shown = run(project, expect_pass=False, full_refresh=True)
-    assert "2 rows of " in shown and "input have a NULL _last_updated_sequence_number" in shown, shown[-3000:]
+    assert "2 rows of " in shown and "input have a NULL landed_sequence (sequence_col)" in shown, shown[-3000:]
     assert f"alter table {LANDED} set tblproperties ('format-version' = '3')" in shown
     # upgraded as the message says: the rows take their sequence numbers at the next commit
     sql(project, f"alter table {LANDED} set tblproperties ('format-version' = '3')")

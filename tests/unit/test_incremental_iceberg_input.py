@@ -59,19 +59,24 @@ def renderer() -> MacroRenderer:
     return renderer
 
 
+# a model that reads the source raw.clicks by snapshot
+BY_SNAPSHOT = {"ingestion_time_col": None, "iceberg_input": "raw.clicks", "sequence_col": "landed_sequence"}
+
+
 def config(renderer, **changes):
     values = {key: value for key, value in {**TUMBLE_CONFIG, **changes}.items() if value is not None}
     return renderer.call("_sw_incremental_config", Config(values))
 
 
 def test_the_input_is_found_among_the_tables_the_model_reads(renderer):
-    cfg = config(renderer, ingestion_time_col=None, iceberg_input="raw.clicks")
+    cfg = config(renderer, **BY_SNAPSHOT)
     assert str(cfg["input_table"]) == "landing.landed_clicks"
-    assert cfg["ingestion_col"] == "timestamp_micros(_last_updated_sequence_number)"
-    assert cfg["settings"]["iceberg_input"] == "raw.clicks" and "ingestion_time_col" not in cfg["settings"]
+    assert cfg["ingestion_col"] == "timestamp_micros(landed_sequence)" and cfg["arrival_col"] == "landed_sequence"
+    assert cfg["settings"]["iceberg_input"] == "raw.clicks" and cfg["settings"]["sequence_col"] == "landed_sequence"
+    assert "ingestion_time_col" not in cfg["settings"]
     # a seed (or model) by its name, at its alias
     assert (
-        str(config(renderer, ingestion_time_col=None, iceberg_input="page_names")["input_table"])
+        str(config(renderer, **{**BY_SNAPSHOT, "iceberg_input": "page_names"})["input_table"])
         == "analytics.page_names_v2"
     )
     # without iceberg_input nothing changes
@@ -83,19 +88,28 @@ def test_the_input_is_found_among_the_tables_the_model_reads(renderer):
     "changes, message",
     [
         (
-            {"iceberg_input": "raw.clicks"},
+            {**BY_SNAPSHOT, "ingestion_time_col": "ingested_at"},
             "iceberg_input and ingestion_time_col are both given; give one: with iceberg_input the run tells new rows by the "
             "Iceberg snapshots that appended them",
         ),
+        ({**BY_SNAPSHOT, "input_file_col": "source_file"}, "iceberg_input and input_file_col are both given"),
+        ({**BY_SNAPSHOT, "iceberg_input": ""}, "iceberg_input () must name the Iceberg table the model's SQL reads"),
+        ({**BY_SNAPSHOT, "iceberg_input": ["raw.clicks"]}, "iceberg_input (['raw.clicks']) must name"),
         (
-            {"ingestion_time_col": None, "iceberg_input": "raw.clicks", "input_file_col": "source_file"},
-            "iceberg_input and input_file_col are both given",
+            {**BY_SNAPSHOT, "sequence_col": None},
+            "with iceberg_input, sequence_col is missing; select the input's _last_updated_sequence_number under a name of "
+            "its own and give that name, such as _last_updated_sequence_number as landed_sequence in the model's SQL and "
+            "sequence_col='landed_sequence'",
         ),
         (
-            {"ingestion_time_col": None, "iceberg_input": ""},
-            "iceberg_input () must name the Iceberg table the model's SQL reads",
+            {**BY_SNAPSHOT, "sequence_col": "_last_updated_sequence_number"},
+            "sequence_col ('_last_updated_sequence_number') must be a name of its own: Iceberg reserves",
         ),
-        ({"ingestion_time_col": None, "iceberg_input": ["raw.clicks"]}, "iceberg_input (['raw.clicks']) must name"),
+        ({**BY_SNAPSHOT, "sequence_col": "seq, 1"}, "sequence_col ('seq, 1') is not a column name"),
+        (
+            {"sequence_col": "landed_sequence"},
+            "sequence_col ('landed_sequence') is given without iceberg_input",
+        ),
     ],
 )
 def test_a_bad_iceberg_input_config_is_refused(renderer, changes, message):
@@ -106,7 +120,7 @@ def test_a_bad_iceberg_input_config_is_refused(renderer, changes, message):
 
 def test_an_input_the_model_does_not_read_is_refused_naming_the_tables_it_reads(renderer):
     with pytest.raises(CompilerError) as error:
-        config(renderer, ingestion_time_col=None, iceberg_input="clicks")
+        config(renderer, **{**BY_SNAPSHOT, "iceberg_input": "clicks"})
     assert (
         "iceberg_input ('clicks') is none of the tables the model's SQL reads ('raw.clicks', 'page_names'); give the "
         "Iceberg table it reads its rows from: a model or seed as ref() names it, a source as 'source_name.table_name'"
@@ -201,9 +215,9 @@ def test_a_start_snapshot_the_current_one_does_not_descend_from_is_refused(rende
 def test_the_new_rows_are_read_up_to_the_newest_sequence_number_and_null_ones_are_kept(renderer):
     """Rows without a sequence number (a format-version 2 table) stay in the scan, which counts
     them to refuse the run; the rows above the input's newest number are left to the next run."""
-    cfg = config(renderer, ingestion_time_col=None, iceberg_input="raw.clicks")
+    cfg = config(renderer, **BY_SNAPSHOT)
     text = renderer.call("_sw_incremental_new_sql", cfg, "select * from landing.landed_clicks", {"ingestion_us": None})
-    sequence = "timestamp_micros(_last_updated_sequence_number)"
+    sequence = "timestamp_micros(landed_sequence)"
     assert " ".join(text.split()).endswith(
         f"where {sequence} <= (select timestamp_micros(max(latest_sequence_number)) from "
         f"landing.landed_clicks.metadata_log_entries) or {sequence} is null"

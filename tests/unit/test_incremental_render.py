@@ -911,6 +911,15 @@ def session_renderer() -> MacroRenderer:
     any other query with `touch_answer` as its one row."""
     renderer = MacroRenderer()
     renderer.env.globals["run_started_at"] = datetime.datetime(2024, 5, 1, 9, 0, tzinfo=datetime.timezone.utc)
+    # a model that reads the source raw.clicks (for iceberg_input)
+    renderer.env.globals["model"] = {"depends_on": {"nodes": ["source.p.raw.clicks"]}}
+    renderer.env.globals["graph"] = {
+        "sources": {
+            "source.p.raw.clicks": {"source_name": "raw", "name": "clicks", "schema": "raw", "identifier": "clicks"}
+        },
+        "nodes": {},
+    }
+    renderer.env.globals["this"] = Target()
     renderer.queries = []
 
     def run_query(sql):
@@ -987,14 +996,24 @@ MERGED = {
 NEEDS_ROWS = {"clicks": "count(*)", "average": "avg(amount)"}
 
 
+# how a run tells new rows: by ingestion time, or by the Iceberg snapshots that appended them
+ARRIVALS = {
+    "ingestion_time": {},
+    "iceberg_input": {"ingestion_time_col": None, "iceberg_input": "raw.clicks", "sequence_col": "landed_sequence"},
+}
+
+
+@pytest.mark.parametrize("arrivals", ARRIVALS)
 @pytest.mark.parametrize("aggregates", [MERGED, NEEDS_ROWS], ids=["merged", "needs_rows"])
 @pytest.mark.parametrize("policy", ["every_run", "on_watermark"])
 @pytest.mark.parametrize("moment", STATES)
 @pytest.mark.parametrize("touched", [0, 2])
-def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, policy, aggregates):
+def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, policy, aggregates, arrivals):
     renderer = session_renderer
     span = [SUMMARY["min_update_us"] - 30 * MINUTE, SUMMARY["max_update_us"] + 10 * MINUTE] if touched else [None, None]
-    cfg, plan = session_plan(renderer, moment, [1, touched, *span], emit_policy=policy, aggregates=aggregates)
+    cfg, plan = session_plan(
+        renderer, moment, [1, touched, *span], emit_policy=policy, aggregates=aggregates, **ARRIVALS[arrivals]
+    )
     later = moment == "later run"
     # the batch's rows (and, once the table exists, the sessions they can touch and those they
     # touch) are cached once; the touch query runs only once the table exists
@@ -1020,6 +1039,12 @@ def test_each_session_step_renders_spark_sql(session_renderer, moment, touched, 
     # the staging query recomputes the sessions it reads once, inline: nothing more is cached
     pending_text = renderer.call("_sw_incremental_session_pending_sql", cfg, SESSION_SQL, Target(), "late_t", plan)
     pending = parse(pending_text)
+    # the late rows re-read are told from the late table's by their group, time and arrival, as
+    # the late table keeps them (with iceberg_input, the column of the sequence number)
+    if later and touched and aggregates is NEEDS_ROWS:
+        arrival = "landed_sequence" if arrivals == "iceberg_input" else "ingested_at"
+        assert f"select user_id, click_ts, {arrival}\n        from late_t" in pending_text
+        assert f"__sw_a.{arrival} <=> __sw_b.{arrival}" in pending_text
     read = [table.name for table in pending.find_all(exp.Table) if table.name.startswith(("__sw_fresh", "__sw_next"))]
     assert sorted(read) == ["__sw_fresh", "__sw_next"], (
         f"the staging query should read the recomputed sessions once: {read}"

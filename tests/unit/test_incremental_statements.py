@@ -109,7 +109,7 @@ class SteadyRun:
         values = {**values, "file_format": file_format}
         if iceberg_input:
             values = {key: value for key, value in values.items() if key != "ingestion_time_col"}
-            values["iceberg_input"] = "raw.readings"
+            values.update({"iceberg_input": "raw.readings", "sequence_col": "landed_sequence"})
         iceberg = file_format == "iceberg" if listed_iceberg is None else listed_iceberg
         self.identifier, self.values = identifier, values
         self.release = release
@@ -579,7 +579,7 @@ def test_a_run_reading_an_iceberg_input_checks_its_snapshots_in_one_statement_mo
         ],
     )
     read, check, script = (sql for _, sql in run.trips)
-    sequence = "timestamp_micros(_last_updated_sequence_number)"
+    sequence = "timestamp_micros(landed_sequence)"
     assert (
         f"where ({sequence} > (select max_ingestion_time from spark_windows.sensor_vehicles__state order by batch_id desc "
         f"limit 1) or {sequence} is null) and ({sequence} <= (select timestamp_micros(max(latest_sequence_number)) "

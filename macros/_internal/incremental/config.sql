@@ -4,7 +4,10 @@
 
 
 {#- Reads and checks the model's config; returns a dict the other blocks use. Every problem
-    is collected first and refused in one message, before the run touches any table. -#}
+    is collected first and refused in one message, before the run touches any table.
+    `ingestion_col`: SQL of a row's ingestion order as a timestamp (with iceberg_input its
+    sequence number, _sw_incremental_sequence_order); `arrival_col`: the column that holds it, as
+    the late table keeps it. -#}
 {% macro _sw_incremental_config(config) %}
     {%- set name = 'windowed_incremental' -%}
     {%- set errors = [] -%}
@@ -15,9 +18,13 @@
     {%- if iceberg_input is none -%}
         {%- set ingestion_col = config.get('ingestion_time_col') -%}
         {%- do spark_windows._sw_require_column(ingestion_col, name, 'ingestion_time_col', errors) -%}
+        {%- if config.get('sequence_col') is not none -%}
+            {%- do errors.append(name ~ ": sequence_col ('" ~ config.get('sequence_col') ~ "') is given without iceberg_input; "
+                ~ "it names the input's sequence number where new rows are told by Iceberg snapshots (iceberg_input='<the input table>')") -%}
+        {%- endif -%}
     {%- else -%}
         {%- do spark_windows._sw_incremental_check_iceberg_input(config, errors) -%}
-        {%- set ingestion_col = spark_windows._sw_incremental_sequence_col() -%}
+        {%- set ingestion_col = spark_windows._sw_incremental_sequence_order(config.get('sequence_col')) -%}
     {%- endif -%}
     {%- if file_col is string and '.' in file_col -%}
         {%- do errors.append(
@@ -103,11 +110,12 @@
     {%- endif -%}
     {%- if iceberg_input is not none -%}
         {%- do settings.pop('ingestion_time_col') -%}
-        {%- do settings.update({'iceberg_input': iceberg_input}) -%}
+        {%- do settings.update({'iceberg_input': iceberg_input, 'sequence_col': config.get('sequence_col')}) -%}
     {%- endif -%}
     {{ return({
         'time_col': time_col,
         'ingestion_col': ingestion_col,
+        'arrival_col': ingestion_col if iceberg_input is none else config.get('sequence_col'),
         'iceberg_input': iceberg_input,
         'input_table': spark_windows._sw_incremental_input_table(iceberg_input) if iceberg_input is not none else none,
         'file_col': file_col,

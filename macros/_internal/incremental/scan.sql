@@ -143,7 +143,7 @@ lateral view explode(from_json(arrival_counts, 'map<string,bigint>')) __sw_entry
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ row[0] ~ " rows of " ~ this ~ "'s input have a sequence number "
-            ~ "(_last_updated_sequence_number) at or below " ~ state.ingestion_us ~ ", the newest its committed runs read from "
+            ~ "(" ~ cfg.arrival_col ~ ", sequence_col) at or below " ~ state.ingestion_us ~ ", the newest its committed runs read from "
             ~ cfg.input_table ~ ", but were not in the input when those runs read it: no run reads them, so their windows "
             ~ "would miss them. This run changed nothing. Run the model with --full-refresh to compute every window from all rows.") }}
     {%- elif row[0] | int > 0 -%}

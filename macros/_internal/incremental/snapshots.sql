@@ -1,31 +1,49 @@
 {#- windowed_incremental with iceberg_input: the model's new rows told by the Iceberg snapshots that
     appended them, not by an ingestion time. A format-version 3 Iceberg table keeps, for each
     row, the sequence number of the snapshot that last wrote it (row lineage: the metadata column
-    _last_updated_sequence_number); a compaction (rewrite_data_files, a `replace` snapshot)
-    keeps it. The run reads that number as its ingestion order, shown to the engine as a time of
-    that many microseconds since 1970 (_sw_incremental_sequence_col): the rows a run reads are
-    those above the newest number a committed run read, up to the table's newest
+    _last_updated_sequence_number, which the model's SQL selects under a name of its own, its
+    sequence_col); a compaction (rewrite_data_files, a `replace` snapshot) keeps it. The run
+    reads that number as its ingestion order, shown to the engine as a time of that many
+    microseconds since 1970 (_sw_incremental_sequence_order): the rows a run reads are those
+    above the newest number a committed run read, up to the table's newest
     (_sw_incremental_sequence_bound_sql). Rows deleted or rewritten in place would be miscounted
     (a rewritten row takes a new number), so every run checks the snapshots since the one the
     last commit read up to (_sw_incremental_check_snapshots): anything but appends and
     compactions is refused, naming the snapshot, and so is a start snapshot Iceberg expired. -#}
 
 
-{#- The ingestion order of a row read with iceberg_input: its sequence number as a timestamp of
-    that many microseconds since 1970. -#}
-{% macro _sw_incremental_sequence_col() %}
-    {{ return('timestamp_micros(_last_updated_sequence_number)') }}
+{#- The ingestion order of a row read with iceberg_input: its sequence number (the model's column
+    `sequence_col`) as a timestamp of that many microseconds since 1970. -#}
+{% macro _sw_incremental_sequence_order(sequence_col) %}
+    {{ return('timestamp_micros(' ~ sequence_col ~ ')') }}
 {% endmacro %}
 
 
-{#- The config of a model read with iceberg_input: the input named by a non-empty string, and no
-    other way of telling new rows (ingestion_time_col, input_file_col). -#}
+{#- The config of a model read with iceberg_input: the input named by a non-empty string, the
+    column holding the sequence number (sequence_col) under a name of its own (Iceberg refuses to
+    read a table with a column named like its metadata column, and the late table keeps the
+    model's columns), and no other way of telling new rows (ingestion_time_col, input_file_col).
+    sequence_col without iceberg_input is refused too. -#}
 {% macro _sw_incremental_check_iceberg_input(config, errors) %}
     {%- set name = config.get('iceberg_input') -%}
     {%- if name is not string or name.strip() == '' -%}
         {%- do errors.append(
             "windowed_incremental: iceberg_input (" ~ name ~ ") must name the Iceberg table the model's SQL reads, as a string: "
             ~ "a model or seed as ref() names it, such as 'landed_clicks', or a source as 'source_name.table_name', such as 'raw.clicks'") -%}
+    {%- endif -%}
+    {%- set sequence_col = config.get('sequence_col') -%}
+    {%- set example = "such as _last_updated_sequence_number as landed_sequence in the model's SQL and sequence_col='landed_sequence'" -%}
+    {%- if sequence_col is none -%}
+        {%- do errors.append(
+            "windowed_incremental: with iceberg_input, sequence_col is missing; select the input's _last_updated_sequence_number "
+            ~ "under a name of its own and give that name, " ~ example) -%}
+    {%- elif sequence_col is string and sequence_col | lower == '_last_updated_sequence_number' -%}
+        {%- do errors.append(
+            "windowed_incremental: sequence_col ('" ~ sequence_col ~ "') must be a name of its own: Iceberg reserves "
+            ~ "_last_updated_sequence_number for its metadata column and refuses to read a table with a column of that name "
+            ~ "(the model's late rows keep its columns); " ~ example) -%}
+    {%- else -%}
+        {%- do spark_windows._sw_require_column(sequence_col, 'windowed_incremental', 'sequence_col', errors) -%}
     {%- endif -%}
     {%- for key in ['ingestion_time_col', 'input_file_col'] if config.get(key) is not none -%}
         {%- do errors.append(
@@ -60,7 +78,7 @@
 
 
 {#- The newest sequence number of the input table (`input`), as the run's ingestion order: SQL of
-    a timestamp (_sw_incremental_sequence_col). A query that reads the table and this sees one
+    a timestamp (_sw_incremental_sequence_order). A query that reads the table and this sees one
     version of it; rows a later snapshot appends have larger numbers, and are left to the next
     run. -#}
 {% macro _sw_incremental_sequence_bound_sql(input) -%}

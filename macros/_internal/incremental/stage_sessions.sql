@@ -241,7 +241,7 @@ left semi join __sw_expired as __sw_b
     {%- set merges = spark_windows._sw_incremental_session_merges(cfg) -%}
     {%- set gap_us = cfg.spec.gap_us -%}
     {#- the columns that tell a late row of the late table from the rows re-read -#}
-    {%- set identity = keys + [cfg.time_col, cfg.ingestion_col] + ([cfg.file_col] if cfg.file_col else []) -%}
+    {%- set identity = keys + [cfg.time_col, cfg.arrival_col] + ([cfg.file_col] if cfg.file_col else []) -%}
 {{ spark_windows._sw_incremental_session_ctes(cfg, model_sql, target, plan) }},
 {%- if reread and merges %}
 
