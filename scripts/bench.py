@@ -12,6 +12,7 @@
     python scripts/bench.py --incremental --events 10000000 40000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --by-file --streaming --events 3000000 10000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --incremental --by-file --streaming append update --events 10000000 30000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
+    python scripts/bench.py --incremental --by-file --emit-policy final --streaming append --events 10000000 30000000 --days 10 --same-rate --new-rows 100000 --refresh-runs 1
     python scripts/bench.py --dbt --events 3000000 --cases wa_tumble_1m_distinct wa_hop_1h_1m_distinct
     python scripts/bench.py --csv --events 5000000    # CSV copies for scripts/bench_flink.py
     python scripts/bench.py --dbt --events 3000000 --order random time --key-type int --keys 10 1000
@@ -71,6 +72,10 @@ windows into the hours they fall in (an insert overwrite, dynamic partition over
 table partitioned by hour, the hours named in it: the updated windows and the hours' other
 windows); the report says how many windows of its table and of the model's differ. Structured
 Streaming has no update mode for session windows.
+
+With --incremental --emit-policy final: the model appends each window once, when its watermark
+passes the end plus allowed_lateness; beside `--streaming append` (the same contract), the
+report compares both tables of final windows where both hold a window.
 
 With --incremental --target cluster: the same models and stream of events on the `cluster` target
 (scripts/cluster.sh start), where each statement is a round trip through the Thrift server: the
@@ -739,6 +744,8 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_
         variables["spark_windows_bench_file_format"] = file_format
     if args.by_file:
         variables["spark_windows_bench_by_file"] = True
+    if args.emit_policy != "every_run":
+        variables["spark_windows_bench_emit_policy"] = args.emit_policy
     if args.state_runs:
         # the runs before and after the compaction keep their state as it is
         variables["spark_windows_bench_compact_every"] = 1_000_000_000
@@ -862,20 +869,25 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_
             land(run)
             removed.append(timed([]))
     model = models[0]
-    windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
+    # with emit_policy final the model's table holds the closed windows; every window is in __windows
+    every = f"{model}__windows" if args.emit_policy == "final" else model
+    windows = spark.sql(f"select count(*) from spark_windows.{every}").collect()[0][0]
     counted = None
     if args.by_file:
         # every row read once: counted in one window, or kept as late
         counted = spark.sql(
             "select (select count(*) from spark_windows.bench_events), "
-            f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late)"
+            f"(select sum(readings) from spark_windows.{every}) + (select count(*) from spark_windows.{model}__late)"
         ).collect()[0]
     elif len(models) > 1:
         # both read every row once: each row counted in one window, or kept as late
         counted = spark.sql(
             "select (select count(*) from spark_windows.bench_events), "
-            f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late), "
-            "(select sum(readings) from spark_windows.bench_vehicles_dbt_incremental)"
+            f"(select sum(readings) from spark_windows.{every}) + (select count(*) from spark_windows.{model}__late), "
+            f"(select sum(readings) from spark_windows.{models[1]})"
+            if models[1] == "bench_vehicles_dbt_incremental"
+            else "select (select count(*) from spark_windows.bench_events), "
+            f"(select sum(readings) from spark_windows.{every}) + (select count(*) from spark_windows.{model}__late)"
         ).collect()[0]
     differ = None
     if STREAMING_PEERS["update"] in models:
@@ -893,6 +905,8 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_
             spark.sql(f"select count(*) from (({ours}) except all ({theirs}))").first()[0],
             spark.sql(f"select count(*) from (({theirs}) except all ({ours}))").first()[0],
         ]
+    if STREAMING_PEERS["append"] in models and args.emit_policy == "final":
+        differ = final_windows_differ(spark, model, folders[STREAMING_PEERS["append"]], args)
     table_bytes = folder_bytes(folders[model])
     return {
         "events": events,
@@ -912,6 +926,32 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_
         "removed_rows": removed_rows,
         "floor": commit_floor(spark, batch) if args.floor else None,
     }
+
+
+def final_windows_differ(spark, model: str, peer_folder: Path, args) -> list[int]:
+    """--emit-policy final beside the append peer: both write each window once, when it closes.
+    The peer closes a window once its watermark passes the end and drops later rows; the model
+    once its watermark passes the end plus allowed_lateness (10 minutes), keeping later rows in
+    __late. Compared where both hold a window: [the model's final windows, the peer's, held by
+    both with the same values, held by both with other values, the model's not in the peer's]."""
+    start, end = ("session_window.start", "session_window.end") if args.session else ("window.start", "window.end")
+    spark.read.parquet(str(peer_folder / "windows")).selectExpr(
+        "k", f"{start} as window_start", f"{end} as window_end", "readings", "vehicles"
+    ).createOrReplaceTempView("__bench_peer_final")
+    return list(
+        spark.sql(f"""
+        select
+            (select count(*) from spark_windows.{model}),
+            (select count(*) from __bench_peer_final),
+            count_if(ours.readings = theirs.readings and ours.vehicles <=> theirs.vehicles),
+            count_if(not (ours.readings = theirs.readings and ours.vehicles <=> theirs.vehicles)),
+            (select count(*) from spark_windows.{model} as o left anti join __bench_peer_final as t
+                on o.k = t.k and o.window_start = t.window_start and o.window_end = t.window_end)
+        from spark_windows.{model} as ours
+        join __bench_peer_final as theirs
+            on ours.k = theirs.k and ours.window_start = theirs.window_start and ours.window_end = theirs.window_end
+        """).first()
+    )
 
 
 def incremental_cluster(args) -> int:
@@ -1279,7 +1319,12 @@ def report_incremental_size(args, model: str, models: list[str], size: dict) -> 
         print(
             f"\nrows in the input{removed}, counted by {model} (with its late rows), by the peer: {list(size['counted'])}"
         )
-    if size["differ"] is not None:
+    if size["differ"] is not None and args.emit_policy == "final":
+        print(
+            f"final windows of {model}, of {STREAMING_PEERS['append']}, held by both with the same values, with other "
+            f"values, of {model} not in {STREAMING_PEERS['append']}'s: {size['differ']}"
+        )
+    elif size["differ"] is not None:
         print(
             f"windows of {model} not in {STREAMING_PEERS['update']}'s table, and of that table not in {model}'s: "
             f"{size['differ']}"
@@ -1405,6 +1450,12 @@ def main(argv=None) -> int:
         nargs="*",
         choices=sorted(STREAMING_PEERS),
         help="with --incremental: Spark's Structured Streaming beside it, in these output modes (default append)",
+    )
+    parser.add_argument(
+        "--emit-policy",
+        choices=["every_run", "on_watermark", "final"],
+        default="every_run",
+        help="with --incremental: the model's emit_policy (final: compared with --streaming append's windows)",
     )
     parser.add_argument(
         "--new-rows", type=int, help="with --incremental: rows each incremental run adds (default 1%% of the history)"

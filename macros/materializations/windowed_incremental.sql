@@ -22,10 +22,15 @@
         'state': this.incorporate(path={'identifier': this.identifier ~ '__state'}, type='table'),
     } -%}
     {#- `target`: the table the runs compute on, holding every window; the model's own relation,
-        but with on_watermark <model>__windows, and the model a view of the windows shown -#}
-    {%- set target = tables.windows if cfg.on_watermark else this.incorporate(type='table') -%}
+        but with on_watermark <model>__windows, and the model a view of the windows shown; with
+        final <model>__windows too, and the model a table the final windows are appended to -#}
+    {%- if cfg.final -%}
+        {%- do tables.update({'final': this.incorporate(type='table')}) -%}
+    {%- endif -%}
+    {%- set target = tables.windows if cfg.on_watermark or cfg.final else this.incorporate(type='table') -%}
     {%- set fingerprint_text = tojson([cfg.time_col, cfg.ingestion_col, cfg.window, cfg.group_cols, cfg.aggregates,
         cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else [])
+        + (['final'] if cfg.final else [])
         + (['input_file_col', cfg.file_col] if cfg.file_col else [])
         + (['iceberg_input', cfg.iceberg_input] if cfg.iceberg_input else []), sort_keys=true) -%}
     {%- set fingerprint = local_md5(fingerprint_text) -%}
@@ -42,7 +47,7 @@
            finish a committed run whose rewrite did not complete and discard an uncommitted one. -#}
     {%- set last = spark_windows._sw_incremental_read_state(cfg, sql, target, tables, should_full_refresh()) -%}
     {%- set session = spark_windows._sw_incremental_check_session(cfg, sql, last.session) -%}
-    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, last, session.time_zone) -%}
+    {%- set state = spark_windows._sw_incremental_recover(cfg, target, tables, last, session.time_zone, clauses) -%}
     {%- if state.batch_id > 0 and state.fingerprint != fingerprint -%}
         {%- set stored_settings = fromjson(state.config) if state.config else none -%}
         {{ exceptions.raise_compiler_error(spark_windows._sw_incremental_changed_message(this, stored_settings, cfg.settings)) }}
@@ -158,6 +163,13 @@
         {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
             spark_windows._sw_incremental_state_ddl(tables.state, clauses.state, format), own_folders)) -%}
         {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts, session.time_zone)) -%}
+        {#- With emit_policy='final', the windows the batch made final are appended to the
+            model's table, as the batch's partition: after the commit, so that a reader never
+            sees the rows of a batch that did not commit -#}
+        {%- if cfg.final -%}
+            {%- do writes.extend(spark_windows._sw_incremental_final_statements(cfg, tables.final, target, tables.state,
+                pending if plan.rewrite else none, batch_id, clauses.final, format, own_folders)) -%}
+        {%- endif -%}
 
         {#- 5. Apply: the table takes the staged partitions, by metadata from the run's folder or
                by a rewrite (on Iceberg a REPLACE WHERE of the partitions the run rewrites), then
@@ -197,11 +209,12 @@
         {%- set shown = this.incorporate(type='view') -%}
         {%- do spark_windows._sw_incremental_shown_view(cfg, shown, target, state.batch_id == 0) -%}
     {%- endif -%}
-    {%- set relations = ([shown] if cfg.on_watermark else []) + [target, tables.late] + ([tables.changelog] if cfg.changelog else []) + [tables.state] -%}
+    {%- set relations = ([shown] if cfg.on_watermark else []) + ([tables.final] if cfg.final else []) + [target, tables.late]
+        + ([tables.changelog] if cfg.changelog else []) + [tables.state] -%}
     {%- for relation in relations -%}
         {%- do apply_grants(relation, grant_config, should_revoke(relation, full_refresh_mode=should_full_refresh())) -%}
     {%- endfor -%}
-    {%- do persist_docs(shown if cfg.on_watermark else target, model) -%}
+    {%- do persist_docs(relations[0], model) -%}
 
     {{ run_hooks(post_hooks) }}
     {{ return({'relations': relations}) }}

@@ -1,6 +1,7 @@
 -- The session model `scripts/bench.py --incremental --session` times: a full refresh against a
 -- run that adds 1% new rows. Enabled only by the benchmark (var spark_windows_bench), which
--- creates its input; with --by-file it tells new rows by their input file (input_file_col).
+-- creates its input; with --by-file it tells new rows by their input file (input_file_col);
+-- with --emit-policy it writes its windows by that emit_policy.
 {{ config(
     materialized='windowed_incremental',
     enabled=var('spark_windows_bench', false),
@@ -13,6 +14,7 @@
     watermark_delay='5 minutes',
     allowed_lateness='10 minutes',
     partition_size='1 hour',
+    emit_policy=var('spark_windows_bench_emit_policy', 'every_run'),
     compact_state_every=var('spark_windows_bench_compact_every', 50)
 ) }}
 

@@ -15,6 +15,7 @@
     watermark_delay='5 minutes',
     allowed_lateness='10 minutes',
     partition_size='1 hour',
+    emit_policy=var('spark_windows_bench_emit_policy', 'every_run'),
     compact_state_every=var('spark_windows_bench_compact_every', 50)
 ) }}
 

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 from incremental_cases import CUTS, arrivals, click_arrivals, reference_models, reference_session_models, us
-from incremental_driver import MODELS, SESSION_MODELS, read_tables
+from incremental_driver import FINAL_MODELS, MODELS, SESSION_MODELS, read_tables
 from incremental_tables import assert_changelog_replays_to_the_table, assert_tables_match, expected_session_tables
 from reference_incremental import Model
 from stop_at import StopAt
@@ -31,7 +31,8 @@ WITH_CHANGELOG = ["sensor_vehicles_incremental_tumbling", "sensor_vehicles_incre
 
 def expected_tables(models: dict[str, Model]) -> dict:
     """The reference models' tables in the shape of incremental_driver.read_tables: the windows
-    the model shows (on_watermark: those the watermark passed), the late rows, the changelog."""
+    the model shows (on_watermark: those the watermark passed; final: all, kept apart), the late
+    rows, the changelog, and with final the windows appended once final and those downstream."""
     tables = {"pending": []}
     for name, model in models.items():
         columns = MODELS[name]
@@ -46,6 +47,14 @@ def expected_tables(models: dict[str, Model]) -> dict:
         ]
         tables[f"{name}:windows"] = sorted(windows, key=json.dumps)
         tables[f"{name}:late"] = sorted(late, key=json.dumps)
+        if FINAL_MODELS.get(name):
+            # each window once, as it turned final; downstream, the busy ones (20 vehicles or more)
+            final = [
+                [batch, key, start, end, *(values[column] for column in columns)]
+                for batch, key, start, end, values in model.finals
+            ]
+            tables[f"{name}:final"] = sorted(final, key=json.dumps)
+            tables[f"{name}:downstream"] = sorted((row for row in final if (row[4] or 0) >= 20), key=json.dumps)
         if name in WITH_CHANGELOG:
             changelog = [
                 [row.batch_id, row.op, row.key, row.start, row.end, *(row.values[column] for column in columns)]
@@ -60,6 +69,17 @@ def assert_window_changelogs_replay_to_the_tables(actual: dict, where: str) -> N
     """The changelog of each model that keeps one replays to its table."""
     for name in WITH_CHANGELOG:
         assert_changelog_replays_to_the_table(actual, where, name)
+
+
+def assert_each_final_window_once(actual: dict, expected: dict, where: str) -> None:
+    """With emit_policy='final' each window is in the model's table once (and downstream once):
+    as many rows as the reference, and no window twice."""
+    for name, downstream in FINAL_MODELS.items():
+        if name not in MODELS:
+            continue  # sessions: test_incremental_sessions.py
+        for table in (f"{name}:final",) + ((f"{name}:downstream",) if downstream else ()):
+            windows = [tuple(row[1:4]) for row in actual[table]]
+            assert len(windows) == len(set(windows)) == len(expected[table]), f"{where}: {table} holds a window twice"
 
 
 def assert_state_matches(actual: dict, models: dict[str, Model], where: str) -> None:
@@ -85,7 +105,9 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(incremental_
         if index > 0 and cut == CUTS[index - 1]:
             before = incremental_replay.runs[index - 1][1]
             assert mine(after) == mine(before), f"{where}: a run with no new rows changed a table"
-        assert_tables_match(after, expected_tables(models), where)
+        expected = expected_tables(models)
+        assert_tables_match(after, expected, where)
+        assert_each_final_window_once(after, expected, where)
         assert_state_matches(after, models, where)
         assert_window_changelogs_replay_to_the_tables(after, where)
         late_total = sum(len(model.late) for model in models.values())
@@ -100,6 +122,10 @@ def test_replay_of_out_of_order_batches_matches_the_reference_model(incremental_
     watermark = models["sensor_vehicles_incremental_on_watermark"].watermark
     assert shown and all(row[2] <= watermark and row[-2] >= 1 for row in shown)
     assert len(shown) < len(models["sensor_vehicles_incremental_on_watermark"].table)
+    # final appends the windows of several runs, not the open ones; downstream keeps some of them
+    final = after["sensor_vehicles_incremental_final:final"]
+    assert len({row[0] for row in final}) >= 3 and len(final) < len(models["sensor_vehicles_incremental_final"].table)
+    assert 0 < len(after["sensor_vehicles_incremental_final:downstream"]) < len(final)
 
     # --full-refresh: every window from all rows, late ones included; no late rows left
     fresh = reference_models()
@@ -299,3 +325,47 @@ def test_a_full_refresh_after_a_compaction_stopped_before_its_purge_starts_the_s
     where = "after a full refresh that followed a stopped compaction"
     assert_tables_match(actual, expected_tables({name: model}), where, same_length=True)
     assert_state_matches(actual, {name: model}, where)
+
+
+def test_a_final_run_stopped_after_its_commit_appends_its_windows_once(warehouse, dbt_target):
+    """emit_policy='final': a run stopped after its commit, before it appends its final windows,
+    or after that, before the table of windows takes its partitions, is finished by the next
+    run, which appends them (again: the same rows, the batch's partition replaced); a run
+    stopped before its commit appended nothing. Each window ends in the model's table once."""
+    name = "sensor_vehicles_incremental_final"
+    model = reference_models()[name]
+    source = arrivals()
+
+    def run(until: str, full_refresh: bool = False, expect_pass: bool = True) -> None:
+        command = ["run", "--select", f"raw_sensor_readings {name}"] + (["--full-refresh"] if full_refresh else [])
+        run_dbt(command, expect_pass=expect_pass, env={"SPARK_WINDOWS_ARRIVED_UNTIL": until})
+
+    commits = lambda: len(warehouse.rows(f"select batch_id from {SCHEMA}.{name}__state"))  # noqa: E731
+    appended = rf"insert overwrite table [`\w.]*{name} partition \(batch_id"
+    applied = (
+        rf"insert into [`\w.]*{name}__windows\s+replace where"
+        if dbt_target == "iceberg"
+        else rf"(alter table [`\w.]*{name}__windows`? drop if exists|insert overwrite table [`\w.]*{name}__windows )"
+    )
+    for index, cut in enumerate(CUTS[:12]):
+        if index in (4, 7):  # stopped before its commit: the batch runs again
+            with StopAt(warehouse, name, rf"insert into [`\w.]*{name}__state"):
+                run(cut, expect_pass=False)
+            assert commits() == model.batch_id
+        stop = {5: appended, 8: applied, 10: appended}.get(index)
+        if stop:  # stopped after its commit: the next run finishes it
+            with StopAt(warehouse, name, stop):
+                run(cut, expect_pass=False)
+        else:
+            run(cut, full_refresh=index == 0)
+        model.run(source, us(cut))
+        assert commits() == model.batch_id, cut
+    run(CUTS[12])
+    model.run(source, us(CUTS[12]))
+    actual = read_tables(warehouse.rows, SCHEMA, [name])
+    expected = expected_tables({name: model})
+    where = "after final runs stopped before and after their commits"
+    tables = {f"{name}:{table}": expected[f"{name}:{table}"] for table in ("windows", "late", "final")}
+    assert_tables_match(actual, tables, where, same_length=True)
+    assert len({row[0] for row in actual[f"{name}:final"]}) >= 3, "windows should turn final in several runs"
+    assert not actual["pending"]

@@ -1,7 +1,8 @@
 """Slow tests of windowed_incremental with session windows against tests/support/reference_incremental_sessions.py.
 
-The example models models/incremental/user_sessions_incremental.sql (emit_policy every_run) and
-user_sessions_incremental_on_watermark.sql (on_watermark) read `raw_clicks`, a view of the
+The example models models/incremental/user_sessions_incremental.sql (emit_policy every_run),
+user_sessions_incremental_on_watermark.sql (on_watermark) and user_sessions_incremental_final.sql
+(final) read `raw_clicks`, a view of the
 clicks that arrived by SPARK_WINDOWS_CLICKS_ARRIVED_UNTIL. Replaying the arrivals at the cut-offs
 (CUTS, in support/incremental_cases.py; one dbt run per cut-off for these and the sensor models,
 support/incremental_replay.py) is a stream of micro-batches designed to hold every case
@@ -72,6 +73,9 @@ def test_replay_of_session_windows_matches_the_reference_model(incremental_repla
     shown = after["user_sessions_incremental_on_watermark:windows"]
     assert shown and all(row[2] <= on_watermark.watermark and row[-2] >= 1 for row in shown)
     assert len(shown) < len(on_watermark.table)
+    # final appends the sessions of several runs, each once (same_length above), not the open ones
+    final = after["user_sessions_incremental_final:final"]
+    assert len({row[0] for row in final}) >= 3 and len(final) < len(models["user_sessions_incremental_final"].table)
 
     # --full-refresh: one first run over all rows; the rows late before now join sessions
     fresh = reference_session_models()

@@ -84,14 +84,25 @@ def reference_models() -> dict[str, Model]:
             {"vehicles": sum_of_values, "readings": count_rows},
             emit_policy="on_watermark",
         ),
+        "sensor_vehicles_incremental_final": Model(
+            "hop",
+            5 * MINUTE,
+            MINUTE,
+            5 * MINUTE,
+            2 * MINUTE,
+            {"vehicles": sum_of_values, "readings": count_rows},
+            emit_policy="final",
+        ),
     }
 
 
 def reference_model(name: str = SESSION_MODEL) -> SessionModel:
-    """The config of models/incremental/<name>.sql, in the reference model's terms: the two session
-    models differ in their emit policy, and the on_watermark one also averages the amounts (an
-    aggregate a run cannot merge from stored sessions: it reads their rows again)."""
+    """The config of models/incremental/<name>.sql, in the reference model's terms: the session
+    models differ in their emit policy (named by the model's name), and the on_watermark one also
+    averages the amounts (an aggregate a run cannot merge from stored sessions: it reads their
+    rows again)."""
     on_watermark = name.endswith("_on_watermark")
+    final = name.endswith("_final")
     return SessionModel(
         gap=10 * MINUTE,
         delay=5 * MINUTE,
@@ -101,7 +112,7 @@ def reference_model(name: str = SESSION_MODEL) -> SessionModel:
             "revenue": sum_of_values,
             **({"average_amount": mean_of_values} if on_watermark else {}),
         },
-        emit_policy="on_watermark" if on_watermark else "every_run",
+        emit_policy="on_watermark" if on_watermark else "final" if final else "every_run",
     )
 
 

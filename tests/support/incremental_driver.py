@@ -34,11 +34,20 @@ MODELS = {
     "sensor_vehicles_incremental_tumbling": ["vehicles", "readings"],
     "sensor_vehicles_incremental_hopping": ["vehicles", "readings", "busiest"],
     "sensor_vehicles_incremental_on_watermark": ["vehicles", "readings"],
+    "sensor_vehicles_incremental_final": ["vehicles", "readings"],
+}
+# the models with emit_policy='final': their windows are in <model>__windows, the model's table
+# holds the final windows, and the model downstream of it (an incremental model; none for the
+# sessions) the busy ones
+FINAL_MODELS = {
+    "sensor_vehicles_incremental_final": "sensor_vehicles_busy_windows",
+    "user_sessions_incremental_final": None,
 }
 # the session windows of user clicks (models/incremental/user_sessions_incremental*.sql), likewise
 SESSION_MODELS = {
     "user_sessions_incremental": ["clicks", "revenue"],
     "user_sessions_incremental_on_watermark": ["clicks", "revenue", "average_amount"],
+    "user_sessions_incremental_final": ["clicks", "revenue"],
 }
 # the session model whose data tests the replay runs (emit_policy every_run)
 SESSION_MODEL = "user_sessions_incremental"
@@ -48,13 +57,23 @@ RUN = ["run", "--select", "raw_sensor_readings+", "raw_clicks+"]
 
 def table_queries(schema: str, model: str) -> dict[str, str]:
     """SQL reading a model's tables with every time as integer microseconds (no zone involved).
-    Windows and changelog rows end with is_final, revision and timing."""
+    Windows and changelog rows end with is_final, revision and timing; final windows (and those
+    the model downstream keeps) start with their batch_id."""
     if model in SESSION_MODELS:
         return session_table_queries(schema, model)
     aggregates = ", ".join(MODELS[model])
+    final = {}
+    if model in FINAL_MODELS:
+        final = {
+            "final": f"select batch_id, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
+            f" from {schema}.{model}",
+            "downstream": f"select batch_id, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
+            f" from {schema}.{FINAL_MODELS[model]}",
+        }
     return {
         "windows": f"select sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
-        f" revision, timing from {schema}.{model}",
+        f" revision, timing from {schema}.{model}{'__windows' if model in FINAL_MODELS else ''}",
+        **final,
         "late": "select sensor_id, unix_micros(reading_ts), car_count, unix_micros(ingested_at),"
         " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
         f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",
@@ -69,9 +88,16 @@ def session_table_queries(schema: str, model: str) -> dict[str, str]:
     """As table_queries, for the session models: their own input columns and the whole state row
     (windows_updated too)."""
     aggregates = ", ".join(SESSION_MODELS[model])
+    final = {}
+    if model in FINAL_MODELS:
+        final = {
+            "final": f"select batch_id, user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
+            f" from {schema}.{model}"
+        }
     return {
         "windows": f"select user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
-        f" revision, timing from {schema}.{model}",
+        f" revision, timing from {schema}.{model}{'__windows' if model in FINAL_MODELS else ''}",
+        **final,
         "late": "select user_id, unix_micros(click_ts), amount, unix_micros(ingested_at),"
         " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
         f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",

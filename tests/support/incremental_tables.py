@@ -12,7 +12,8 @@ from reference_incremental_sessions import SessionModel
 
 def expected_session_tables(model: SessionModel, name: str = SESSION_MODEL) -> dict:
     """The reference model's tables in the shape of incremental_driver.read_tables: the sessions
-    the model shows (on_watermark: those the watermark passed), late rows, changelog, state."""
+    the model shows (on_watermark: those the watermark passed; final: all, kept apart), late
+    rows, changelog, state, and with final the sessions appended once final."""
     columns = SESSION_MODELS[name]
     windows = [
         [key, start, image.end, *(image.values[column] for column in columns), image.is_final]
@@ -28,12 +29,20 @@ def expected_session_tables(model: SessionModel, name: str = SESSION_MODEL) -> d
         + [row.is_final, row.revision, row.timing]
         for row in model.changelog
     ]
-    return {
+    tables = {
         f"{name}:windows": sorted(windows, key=json.dumps),
         f"{name}:late": sorted(late, key=json.dumps),
         f"{name}:changelog": sorted(changelog, key=json.dumps),
         f"{name}:state": sorted([list(row) for row in model.state], key=json.dumps),
     }
+    if model.emit_policy == "final":
+        # each session once, as it turned final (the sessions of every run are in :windows)
+        final = [
+            [batch, key, start, end, *(values[column] for column in columns)]
+            for batch, key, start, end, values in model.finals
+        ]
+        tables[f"{name}:final"] = sorted(final, key=json.dumps)
+    return tables
 
 
 def assert_tables_match(actual: dict, expected: dict, where: str, same_length: bool = False) -> None:

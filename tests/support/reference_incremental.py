@@ -26,6 +26,10 @@ W: the watermark after it, none while no event time was seen):
   old_published, else +I with the new image. A window's end never moves and the watermark never
   goes back, so a tumble, hop or cumulate window is never unpublished or gone: no -D.
 
+With 'final' the windows are those of 'every_run' (kept apart from the model's table), and the
+model's table holds each window once, appended by the run after which it is final and before
+which it was not (under W_prev), with its values then.
+
 With every_run this is +I for a new window and -U / +U for a recomputed one. With on_watermark a
 window nobody touched in a run is emitted (+I, revision 1, 'on_time') by the run whose
 watermark passes its end, and a published window that accepted rows recompute fires -U / +U
@@ -43,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 MINUTE = 60_000_000
-EMIT_POLICIES = ("every_run", "on_watermark")
+EMIT_POLICIES = ("every_run", "on_watermark", "final")
 
 
 def windows_of(ts: int, kind: str, size: int, slide: int) -> list[tuple[int, int]]:
@@ -62,7 +66,7 @@ def windows_of(ts: int, kind: str, size: int, slide: int) -> list[tuple[int, int
 
 def published(emit_policy: str, end: int, watermark: int | None) -> bool:
     """Whether the table shows a window ending at `end` under `watermark`."""
-    if emit_policy == "every_run":
+    if emit_policy in ("every_run", "final"):
         return True
     return watermark is not None and end <= watermark
 
@@ -126,6 +130,7 @@ class Model:
     late: list = field(default_factory=list)  # (row, missed windows, watermark at arrival, batch_id)
     changelog: list = field(default_factory=list)  # ChangelogRow
     touched: dict = field(default_factory=dict)  # batch_id -> the windows that run recomputed
+    finals: list = field(default_factory=list)  # (batch_id, key, start, end, values): as each turned final
 
     def __post_init__(self) -> None:
         if self.emit_policy not in EMIT_POLICIES:
@@ -163,6 +168,9 @@ class Model:
         self.touched[self.batch_id] = touched
         for identity in sorted(self.table, key=identity_order):
             self._fire(identity, before.get(identity), identity in touched, previous)
+            key, start, end = identity
+            if self.is_final(end) and not (previous is not None and end + self.lateness <= previous):
+                self.finals.append((self.batch_id, key, start, end, dict(self.table[identity])))
 
     def _fire(self, identity: tuple, old: WindowImage | None, changed: bool, previous: int | None) -> None:
         """Emits the window when the rules say so: revision, timing and changelog rows."""

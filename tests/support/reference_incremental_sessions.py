@@ -119,6 +119,7 @@ class SessionModel:
     state: list = field(default_factory=list)  # (batch_id, max ingestion, max event, watermark,
     #                                             new_rows, late_rows, windows_updated)
     reports: list = field(default_factory=list)  # one RunReport per run, also for runs with nothing new
+    finals: list = field(default_factory=list)  # (batch_id, key, start, end, values): as each turned final
 
     def __post_init__(self) -> None:
         if self.emit_policy not in EMIT_POLICIES:
@@ -163,6 +164,8 @@ class SessionModel:
         for s in after_sessions:
             values = {name: function(s.rows) for name, function in self.aggregates.items()}
             self.table[(s.key, s.start)] = self._fire(report.before.get((s.key, s.start)), s.end, values, previous)
+            if self.is_final(s.end) and not (previous is not None and s.end + self.lateness <= previous):
+                self.finals.append((self.batch_id, s.key, s.start, s.end, values))
         report.after = dict(self.table)
         report.changelog = changelog_rows(
             self.batch_id, report.before, report.after, self.emit_policy, previous, self.watermark

@@ -1880,3 +1880,39 @@ def test_recovery_re_points_from_an_external_staging_table_and_rewrites_from_a_m
 def test_a_partition_folder_that_is_not_a_timestamp_is_refused(catalog_renderer):
     with pytest.raises(CompilerError, match="unexpected partition folder window_partition=a%2Fb"):
         catalog_renderer.call("_sw_partition_spec", "window_partition=a%2Fb")
+
+
+@pytest.mark.parametrize("family", ["fixed", "session"])
+def test_the_final_windows_statements_create_the_table_then_write_the_batchs_partition(incremental_renderer, family):
+    """emit_policy='final': the model's table, made where dbt did not list it with the columns of
+    the table of windows and batch_id, takes the batch's final windows from the staging table (a
+    session's next version: roles fresh and kept); both statements parse as Spark SQL."""
+    values = {**(GOOD if family == "fixed" else SESSION), "emit_policy": "final"}
+    cfg = incremental_renderer.call("_sw_incremental_config", Config(values))
+    final, target = Relation("spark_windows.sensor_vehicles"), Relation("spark_windows.sensor_vehicles__windows")
+    create, insert = incremental_renderer.call(
+        "_sw_incremental_final_statements",
+        cfg,
+        final,
+        target,
+        "spark_windows.sensor_vehicles__state",
+        "spark_windows.sensor_vehicles__windows__pending_3",
+        3,
+    )
+    keys = "sensor_id" if family == "fixed" else "user_id"
+    aggregates = ", ".join(cfg["agg_names"])
+    assert create.startswith(
+        "create table if not exists spark_windows.sensor_vehicles\nusing parquet\npartitioned by (batch_id)"
+    )
+    assert (
+        f"select {keys}, window_start, window_end, {aggregates} from spark_windows.sensor_vehicles__windows" in create
+    )
+    assert insert.startswith("insert overwrite table spark_windows.sensor_vehicles partition (batch_id = 3) by name")
+    assert ("__sw_role in ('fresh', 'kept')" in insert) == (family == "session")
+    assert "where batch_id = 2), true)" in insert
+    for statement in (create, insert):
+        parse(statement)
+    # a run that stages nothing (no window turns final) only makes the table
+    assert incremental_renderer.call(
+        "_sw_incremental_final_statements", cfg, final, target, "spark_windows.sensor_vehicles__state", None, 3
+    ) == [create]

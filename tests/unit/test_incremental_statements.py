@@ -98,6 +98,7 @@ class SteadyRun:
         file_format: str = "parquet",
         listed_iceberg: bool | None = None,
         iceberg_input: bool = False,
+        emit_policy: str = "every_run",
     ):
         """`stored`: the settings the last commit stored (by default this release's: staging
         tables named by batch); `left`: staging tables dbt listed (an attempt left them);
@@ -107,6 +108,8 @@ class SteadyRun:
         and two appends and a compaction followed it, the newest snapshot 44)."""
         identifier, values, self.model_sql = MODELS[kind]
         values = {**values, "file_format": file_format}
+        if emit_policy != "every_run":
+            values["emit_policy"] = emit_policy
         if iceberg_input:
             values = {key: value for key, value in values.items() if key != "ingestion_time_col"}
             values.update({"iceberg_input": "raw.readings", "sequence_col": "landed_sequence"})
@@ -151,6 +154,10 @@ class SteadyRun:
             ],
         }
         tables = {identifier: ["sensor_id", "window_start", "window_end", "revision", "window_partition"]}
+        if emit_policy == "final":
+            # the windows in <model>__windows, the final ones in the model's table
+            tables[f"{identifier}__windows"] = tables[identifier]
+            tables[identifier] = ["sensor_id", "window_start", "window_end", "vehicles", "readings", "batch_id"]
         tables[f"{identifier}__late"] = ["reading_ts", "batch_id"]
         if values.get("emit") == "changelog":
             tables[f"{identifier}__changelog"] = ["op", "batch_id"]
@@ -588,3 +595,35 @@ def test_a_run_reading_an_iceberg_input_checks_its_snapshots_in_one_statement_mo
     assert "from landing.sensor_readings.snapshots\nwhere snapshot_id = 41" in check
     commit = script[script.index("insert into spark_windows.sensor_vehicles__state") :]
     assert '"input_snapshot": 44' in commit and '"iceberg_input": "raw.readings"' in commit, commit[:2000]
+
+
+def test_a_final_run_appends_the_windows_it_made_final_after_its_commit():
+    """With emit_policy='final' the run computes on <model>__windows and, in the same script,
+    after its commit, writes the batch's partition of the model's table: the staged windows that
+    are final now and were not under the watermark of the batch before (both read from the state
+    table, so that recovery writes the same rows again). No round trip more."""
+    run = SteadyRun("tumble", "4.3.0", emit_policy="final")
+    assert_trips(
+        run,
+        [
+            ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
+            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__windows__pending_7"),
+        ],
+    )
+    script = run.trips[-1][1]
+    commit = script.index("insert into spark_windows.sensor_vehicles__state")
+    final = script.index("insert overwrite table spark_windows.sensor_vehicles partition (batch_id = 7) by name")
+    apply = script.index("alter table spark_windows.sensor_vehicles__windows drop if exists")
+    assert commit < final < apply
+    appended = " ".join(script[final : script.index(";", final)].split())
+    assert appended == (
+        "insert overwrite table spark_windows.sensor_vehicles partition (batch_id = 7) by name "
+        "select sensor_id, window_start, window_end, vehicles, readings "
+        "from spark_windows.sensor_vehicles__windows__pending_7 as __sw_staged where is_final "
+        "and coalesce(unix_micros(window_end) + 600000000 > "
+        "(select unix_micros(watermark) from spark_windows.sensor_vehicles__state where batch_id = 6), true)"
+    )
+    assert [str(relation) for relation in run.result["relations"]][:2] == [
+        "spark_windows.sensor_vehicles",
+        "spark_windows.sensor_vehicles__windows",
+    ]

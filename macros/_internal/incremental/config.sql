@@ -63,11 +63,12 @@
         {%- do errors.append(name ~ ": emit ('" ~ emit ~ "') must be 'changelog' or left out") -%}
     {%- endif -%}
     {%- set emit_policy = config.get('emit_policy', 'every_run') -%}
-    {%- if emit_policy not in ['every_run', 'on_watermark'] -%}
+    {%- if emit_policy not in ['every_run', 'on_watermark', 'final'] -%}
         {%- do errors.append(
             name ~ ": emit_policy (" ~ ("'" ~ emit_policy ~ "'" if emit_policy is string else emit_policy) ~ ") must be 'every_run' "
-            ~ "(every run writes the windows its rows changed; the default) or 'on_watermark' (a window is written once the "
-            ~ "watermark passes its end, then again by each run whose late rows change it)") -%}
+            ~ "(every run writes the windows its rows changed; the default), 'on_watermark' (a window is written once the "
+            ~ "watermark passes its end, then again by each run whose late rows change it) or 'final' (a window is appended "
+            ~ "once, when the watermark passes its end plus allowed_lateness, and never rewritten)") -%}
     {%- endif -%}
     {%- set compact_every = config.get('compact_state_every', 50) -%}
     {%- if compact_every is not integer or compact_every < 1 -%}
@@ -102,7 +103,7 @@
         'partition_size': config.get('partition_size', '1 day'),
         'emit': emit,
     } -%}
-    {%- if emit_policy == 'on_watermark' -%}
+    {%- if emit_policy != 'every_run' -%}
         {%- do settings.update({'emit_policy': emit_policy}) -%}
     {%- endif -%}
     {%- if file_col is not none -%}
@@ -130,6 +131,7 @@
         'partition_us': partition_us,
         'changelog': emit == 'changelog',
         'on_watermark': emit_policy == 'on_watermark',
+        'final': emit_policy == 'final',
         'session': spec.type == 'session',
         'compact_every': compact_every,
         'sql_scripts': sql_scripts,

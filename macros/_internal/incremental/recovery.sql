@@ -13,7 +13,7 @@
     table of another file_format is refused), the committer option of the Parquet tables the run
     writes into (_sw_incremental_check_committer_option) and (in _sw_incremental_apply) the
     staging table to apply again: tables written by a release older than 0.2.0 are refused. -#}
-{% macro _sw_incremental_recover(cfg, target, tables, state, time_zone=none) %}
+{% macro _sw_incremental_recover(cfg, target, tables, state, time_zone=none, clauses={}) %}
     {%- do spark_windows._sw_incremental_check_stored_zone(cfg, target, state, time_zone) -%}
     {%- if state.batch_id > 0 -%}
         {%- do spark_windows._sw_incremental_check_formats(cfg, tables, target) -%}
@@ -21,7 +21,7 @@
             {%- do spark_windows._sw_incremental_check_committer_option(cfg, tables) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
+    {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state, tables, clauses) -%}
     {%- if state.batch_id > 0 -%}
         {#- A run writes late and changelog rows only after its staging table exists, which marks
             them: they go first, so a recovery killed in between still finds the mark. -#}
@@ -145,8 +145,10 @@ on true
     tables are named by batch (_sw_incremental_stored_settings), and where there is no commit
     (--full-refresh, a first run: any batch's may be left), the schema's staging tables of the
     model are listed. Each is dropped through dbt's cache (adapter.drop_relation), which the
-    creation of the run's own reads (_sw_incremental_create_statements). -#}
-{% macro _sw_incremental_settle_staging(cfg, target, state) %}
+    creation of the run's own reads (_sw_incremental_create_statements). With emit_policy='final'
+    the windows the committed batch made final are appended again first (the same rows:
+    _sw_incremental_final_statements; `tables` and `clauses` are the model's). -#}
+{% macro _sw_incremental_settle_staging(cfg, target, state, tables={}, clauses={}) %}
     {%- set stored = fromjson(state.config) if state.config else none -%}
     {%- set names = [] -%}
     {%- if state.batch_id > 0 and stored is mapping and stored.get('staging_tables') == 'by_batch' -%}
@@ -164,6 +166,12 @@ on true
     {%- for name in names -%}
         {%- set relation = target.incorporate(path={'identifier': name}, type='table') -%}
         {%- if state.batch_id > 0 and name == state.pending -%}
+            {%- if cfg.final -%}
+                {%- for statement in spark_windows._sw_incremental_final_statements(cfg, tables.final, target, tables.state, relation,
+                    state.batch_id, clauses.get('final', ''), spark_windows._sw_incremental_format(cfg), config.get('location_root') is not none) -%}
+                    {%- do run_query(statement) -%}
+                {%- endfor -%}
+            {%- endif -%}
             {%- do spark_windows._sw_incremental_apply(cfg, target, relation) -%}
             {%- do spark_windows._sw_incremental_drop_table(cfg, relation) -%}
         {%- else -%}
@@ -206,4 +214,12 @@ on true
     {%- for name in ['windows', 'late', 'changelog', 'state'] -%}
         {%- do spark_windows._sw_incremental_drop_table(cfg, tables[name]) -%}
     {%- endfor -%}
+    {#- with emit_policy='final' the model's own relation, whatever its type (a view of
+        on_watermark, a table of another policy) -#}
+    {%- set model_relation = adapter.get_relation(tables.final.database, tables.final.schema, tables.final.identifier) if 'final' in tables else none -%}
+    {%- if model_relation is not none and model_relation.is_view -%}
+        {%- do adapter.drop_relation(model_relation) -%}
+    {%- elif model_relation is not none -%}
+        {%- do spark_windows._sw_incremental_drop_table(cfg, tables.final) -%}
+    {%- endif -%}
 {% endmacro %}

@@ -80,9 +80,10 @@ where false
     macros where they fit: location_clause (under location_root, a folder named like the
     table; the other tables get a folder named like themselves), comment_clause
     (persist_docs: the model's description on the table; with on_watermark on the view
-    instead), tblproperties_clause (every table). `clauses.table` is for `target`, the table
-    of windows (partitions overwritten dynamically); the late, changelog and state tables are
-    written with Hadoop's commit algorithm 2 (_sw_commit_algorithm_option). Iceberg tables
+    instead, with final on the table of final windows), tblproperties_clause (every table).
+    `clauses.table` is for `target`, the table of windows (partitions overwritten dynamically);
+    the late, changelog and state tables, and with emit_policy='final' the table of final
+    windows (`final`), are written with Hadoop's commit algorithm 2 (_sw_commit_algorithm_option). Iceberg tables
     (`iceberg`) take neither option: Iceberg commits each write itself, and the table of windows
     takes its partitions by a REPLACE WHERE (_sw_incremental_replace_sql).
     The staging tables stay in the schema's default location: they are dropped when applied,
@@ -93,8 +94,8 @@ where false
     {%- set clauses = {} -%}
     {%- for name, relation in tables.items() -%}
         {%- set location = "location '" ~ location_root ~ "/" ~ relation.identifier ~ "'\n" if location_root is not none else '' -%}
-        {%- set options = "options (" ~ spark_windows._sw_commit_algorithm_option() ~ ")\n" if name in ['late', 'changelog', 'state'] and not iceberg else '' -%}
-        {%- do clauses.update({name: options ~ location ~ properties}) -%}
+        {%- set options = "options (" ~ spark_windows._sw_commit_algorithm_option() ~ ")\n" if name in ['late', 'changelog', 'state', 'final'] and not iceberg else '' -%}
+        {%- do clauses.update({name: options ~ location ~ (comment_clause() ~ '\n' if name == 'final' else '') ~ properties}) -%}
     {%- endfor -%}
     {%- set overwrite = "options ('partitionOverwriteMode' = 'dynamic')\n" if not iceberg else '' -%}
     {%- if target.identifier == this.identifier -%}
@@ -171,7 +172,7 @@ where false
     folder that holds anything. -#}
 {% macro _sw_incremental_check_formats(cfg, tables, target, refresh=false) %}
     {%- set wrong = [] -%}
-    {%- for relation in [target, tables.late, tables.changelog, tables.state] -%}
+    {%- for relation in [target, tables.late, tables.changelog, tables.state] + ([tables.final] if 'final' in tables else []) -%}
         {%- set cached = spark_windows._sw_cached_table(relation) -%}
         {%- if cached is not none and spark_windows._sw_is_iceberg(cached) != cfg.iceberg -%}
             {%- do wrong.append({'name': relation | string, 'location': cached.location}) -%}

@@ -1,0 +1,25 @@
+-- The sessions of user_sessions_incremental appended once final: a session is written by the
+-- run whose watermark passes its end plus the 20 minutes of allowed lateness, with its final
+-- clicks and revenue, and never rewritten; each row carries the batch_id of that run. Open
+-- sessions are kept in user_sessions_incremental_final__windows (its changelog records their
+-- revisions); clicks that come later go to __late.
+{{ config(
+    materialized='windowed_incremental',
+    time_col='click_ts',
+    ingestion_time_col='ingested_at',
+    window={'type': 'session', 'gap': '10 minutes'},
+    group_by=['user_id'],
+    aggregates={'clicks': 'count(*)', 'revenue': 'sum(amount)'},
+    watermark_delay='5 minutes',
+    allowed_lateness='20 minutes',
+    emit='changelog',
+    emit_policy='final',
+    partition_size='1 hour'
+) }}
+
+select
+    user_id,
+    click_ts,
+    amount,
+    ingested_at
+from {{ ref('raw_clicks') }}
