@@ -34,6 +34,39 @@ AGGREGATES = "{'clicks': 'count(*)', 'amount': 'sum(amount)'}"
 # sessions with an aggregate that needs the rows: a run re-reads the rows of the sessions it touches
 SESSION = "{'type': 'session', 'gap': '1 minute'}"
 SESSION_AGGREGATES = "{'clicks': 'count(*)', 'average': 'avg(amount)'}"
+
+
+def by_snapshot(window: str, aggregates: str) -> str:
+    """A windowed_incremental model of the landed clicks, read by snapshot."""
+    return f"""
+{{{{ config(
+    materialized='windowed_incremental',
+    file_format='iceberg',
+    time_col='click_ts',
+    iceberg_input='landed.clicks',
+    sequence_col='landed_sequence',
+    window={window},
+    group_by=['page'],
+    aggregates={aggregates},
+    watermark_delay='1 hour',
+    partition_size='1 hour',
+) }}}}
+
+select page, click_ts, amount, _last_updated_sequence_number as landed_sequence
+from {{{{ source('landed', 'clicks') }}}}
+"""
+
+
+def all_rows(window: str, aggregates: str, columns: str) -> str:
+    """A table of window_aggregate over every landed click."""
+    return f"""
+{{{{ config(materialized='table', file_format='iceberg') }}}}
+
+select page, window_start, window_end, {columns}
+from {{{{ spark_windows.window_aggregate(source('landed', 'clicks'), 'click_ts', {window}, ['page'], {aggregates}) }}}}
+"""
+
+
 MODELS = {
     "sources.yml": f"""
 version: 2
@@ -44,52 +77,10 @@ sources:
       - name: clicks
         identifier: landed_clicks
 """,
-    "clicks_by_snapshot.sql": f"""
-{{{{ config(
-    materialized='windowed_incremental',
-    file_format='iceberg',
-    time_col='click_ts',
-    iceberg_input='landed.clicks',
-    sequence_col='landed_sequence',
-    window={WINDOW},
-    group_by=['page'],
-    aggregates={AGGREGATES},
-    watermark_delay='1 hour',
-    partition_size='1 hour',
-) }}}}
-
-select page, click_ts, amount, _last_updated_sequence_number as landed_sequence
-from {{{{ source('landed', 'clicks') }}}}
-""",
-    "click_sessions_by_snapshot.sql": f"""
-{{{{ config(
-    materialized='windowed_incremental',
-    file_format='iceberg',
-    time_col='click_ts',
-    iceberg_input='landed.clicks',
-    sequence_col='landed_sequence',
-    window={SESSION},
-    group_by=['page'],
-    aggregates={SESSION_AGGREGATES},
-    watermark_delay='1 hour',
-    partition_size='1 hour',
-) }}}}
-
-select page, click_ts, amount, _last_updated_sequence_number as landed_sequence
-from {{{{ source('landed', 'clicks') }}}}
-""",
-    "click_sessions_all_rows.sql": f"""
-{{{{ config(materialized='table', file_format='iceberg') }}}}
-
-select page, window_start, window_end, clicks, average
-from {{{{ spark_windows.window_aggregate(source('landed', 'clicks'), 'click_ts', {SESSION}, ['page'], {SESSION_AGGREGATES}) }}}}
-""",
-    "clicks_all_rows.sql": f"""
-{{{{ config(materialized='table', file_format='iceberg') }}}}
-
-select page, window_start, window_end, clicks, amount
-from {{{{ spark_windows.window_aggregate(source('landed', 'clicks'), 'click_ts', {WINDOW}, ['page'], {AGGREGATES}) }}}}
-""",
+    "clicks_by_snapshot.sql": by_snapshot(WINDOW, AGGREGATES),
+    "clicks_all_rows.sql": all_rows(WINDOW, AGGREGATES, "clicks, amount"),
+    "click_sessions_by_snapshot.sql": by_snapshot(SESSION, SESSION_AGGREGATES),
+    "click_sessions_all_rows.sql": all_rows(SESSION, SESSION_AGGREGATES, "clicks, average"),
 }
 
 # the landings: (page, click time, amount, landed_at); each list is one append (one snapshot).

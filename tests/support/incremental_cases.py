@@ -62,37 +62,15 @@ def click_arrivals() -> list[Row]:
 
 
 def reference_models() -> dict[str, Model]:
-    """The configs of models/incremental/*.sql, in the reference model's terms."""
+    """The configs of models/incremental/*.sql, in the reference model's terms. The on_watermark
+    and final models are the same hop of vehicles and readings, but for their emit policy."""
+    hop = ("hop", 5 * MINUTE, MINUTE, 5 * MINUTE, 2 * MINUTE)
+    counts = {"vehicles": sum_of_values, "readings": count_rows}
     return {
-        "sensor_vehicles_incremental_tumbling": Model(
-            "tumble", MINUTE, MINUTE, 5 * MINUTE, 10 * MINUTE, {"vehicles": sum_of_values, "readings": count_rows}
-        ),
-        "sensor_vehicles_incremental_hopping": Model(
-            "hop",
-            5 * MINUTE,
-            MINUTE,
-            5 * MINUTE,
-            2 * MINUTE,
-            {"vehicles": sum_of_values, "readings": count_rows, "busiest": max_of_values},
-        ),
-        "sensor_vehicles_incremental_on_watermark": Model(
-            "hop",
-            5 * MINUTE,
-            MINUTE,
-            5 * MINUTE,
-            2 * MINUTE,
-            {"vehicles": sum_of_values, "readings": count_rows},
-            emit_policy="on_watermark",
-        ),
-        "sensor_vehicles_incremental_final": Model(
-            "hop",
-            5 * MINUTE,
-            MINUTE,
-            5 * MINUTE,
-            2 * MINUTE,
-            {"vehicles": sum_of_values, "readings": count_rows},
-            emit_policy="final",
-        ),
+        "sensor_vehicles_incremental_tumbling": Model("tumble", MINUTE, MINUTE, 5 * MINUTE, 10 * MINUTE, counts),
+        "sensor_vehicles_incremental_hopping": Model(*hop, {**counts, "busiest": max_of_values}),
+        "sensor_vehicles_incremental_on_watermark": Model(*hop, counts, emit_policy="on_watermark"),
+        "sensor_vehicles_incremental_final": Model(*hop, counts, emit_policy="final"),
     }
 
 
