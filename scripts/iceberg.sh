@@ -69,6 +69,9 @@ if [ "${1:-}" = --install-only ]; then
 fi
 export PATH="$VENV/bin:$PATH"
 export SPARK_WINDOWS_TARGET=iceberg
+# dbt parses into folders of the target's own: its partial parse (partial_parse.msgpack) keeps the
+# file_format dbt_project.yml chose by target, and a later run on `local` must not take it up
+export DBT_TARGET_PATH="${DBT_TARGET_PATH:-$PROJECT_DIR/target/iceberg}" DBT_LOG_PATH="${DBT_LOG_PATH:-$PROJECT_DIR/logs/iceberg}"
 if [ "${1:-}" = --python ]; then
     shift
     exec "$VENV/bin/python" "$@"
