@@ -17,10 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from scratch_project import scratch_project
+from scratch_project import run_shown, scratch_project
 from stop_at import StopAt
-
-from dev.dbt_harness import run_dbt
 
 pytestmark = pytest.mark.slow
 
@@ -81,15 +79,12 @@ def project(tmp_path_factory, dbt_target, warehouse) -> dict:
 def run(
     project: dict, until: str, expect_pass: bool = True, full_refresh: bool = False, file_format: str = "iceberg"
 ) -> str:
-    shown = []
-    result = run_dbt(
+    return run_shown(
         ["run"] + (["--full-refresh"] if full_refresh else []),
-        expect_pass,
         project["root"],
-        [lambda event: shown.append(str(event.info.msg))],
+        expect_pass,
         {"CLICKS_UNTIL": until, "CLICKS_FILE_FORMAT": file_format},
     )
-    return "\n".join([str(result.exception), *shown])
 
 
 def sql(project: dict, query: str) -> list[tuple]:

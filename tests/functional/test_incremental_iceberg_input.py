@@ -20,9 +20,7 @@ import os
 import re
 
 import pytest
-from scratch_project import scratch_project
-
-from dev.dbt_harness import run_dbt
+from scratch_project import run_shown, scratch_project
 
 pytestmark = pytest.mark.slow
 
@@ -145,14 +143,7 @@ def land(project: dict, rows: list[tuple]) -> None:
 
 
 def run(project: dict, expect_pass: bool = True, full_refresh: bool = False) -> str:
-    shown = []
-    result = run_dbt(
-        ["run"] + (["--full-refresh"] if full_refresh else []),
-        expect_pass,
-        project["root"],
-        [lambda event: shown.append(str(event.info.msg))],
-    )
-    return "\n".join([str(result.exception), *shown])
+    return run_shown(["run"] + (["--full-refresh"] if full_refresh else []), project["root"], expect_pass)
 
 
 def windows(project: dict, model: str = "clicks_by_snapshot") -> list[tuple]:

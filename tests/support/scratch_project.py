@@ -39,3 +39,11 @@ def scratch_project(root: Path, name: str, target: str, models: dict[str, str]) 
     for file_name, text in models.items():
         (root / "models" / file_name).write_text(text)
     run_dbt(["deps"], project_dir=root)
+
+
+def run_shown(args: list[str], root: Path, expect_pass: bool = True, env: dict[str, str] | None = None) -> str:
+    """`dbt <args>` in the project at `root`; returns the exception dbt reports, if any, and every
+    message it showed, one a line: where a failing run's message is asserted."""
+    shown = []
+    result = run_dbt(args, expect_pass, root, [lambda event: shown.append(str(event.info.msg))], env)
+    return "\n".join([str(result.exception), *shown])
