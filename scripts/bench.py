@@ -869,25 +869,29 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_
             land(run)
             removed.append(timed([]))
     model = models[0]
-    # with emit_policy final the model's table holds the closed windows; every window is in __windows
-    every = f"{model}__windows" if args.emit_policy == "final" else model
-    windows = spark.sql(f"select count(*) from spark_windows.{every}").collect()[0][0]
+    windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
+    # with emit_policy final the model's table holds the closed windows; the rows of the open
+    # ones are in the folder of the last commit's open rows
+    kept = "0"
+    if args.emit_policy == "final":
+        last = spark.sql(f"select max(batch_id) from spark_windows.{model}__state").first()[0]
+        kept = f"(select count(*) from parquet.`{folders[model]}/_sw_open_{last % 2}` where __sw_closed_end is null)"
     counted = None
     if args.by_file:
-        # every row read once: counted in one window, or kept as late
+        # every row read once: counted in one window, kept as late, or (final) in an open window
         counted = spark.sql(
             "select (select count(*) from spark_windows.bench_events), "
-            f"(select sum(readings) from spark_windows.{every}) + (select count(*) from spark_windows.{model}__late)"
+            f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late) + {kept}"
         ).collect()[0]
     elif len(models) > 1:
         # both read every row once: each row counted in one window, or kept as late
         counted = spark.sql(
             "select (select count(*) from spark_windows.bench_events), "
-            f"(select sum(readings) from spark_windows.{every}) + (select count(*) from spark_windows.{model}__late), "
+            f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late), "
             f"(select sum(readings) from spark_windows.{models[1]})"
             if models[1] == "bench_vehicles_dbt_incremental"
             else "select (select count(*) from spark_windows.bench_events), "
-            f"(select sum(readings) from spark_windows.{every}) + (select count(*) from spark_windows.{model}__late)"
+            f"(select sum(readings) from spark_windows.{model}) + (select count(*) from spark_windows.{model}__late)"
         ).collect()[0]
     differ = None
     if STREAMING_PEERS["update"] in models:

@@ -21,13 +21,14 @@
         'changelog': this.incorporate(path={'identifier': this.identifier ~ '__changelog'}, type='table'),
         'state': this.incorporate(path={'identifier': this.identifier ~ '__state'}, type='table'),
     } -%}
-    {#- `target`: the table the runs compute on, holding every window; the model's own relation,
-        but with on_watermark <model>__windows, and the model a view of the windows shown; with
-        final <model>__windows too, and the model a table the final windows are appended to -#}
+    {#- `target`: the table the runs write windows into; the model's own relation, but with
+        on_watermark <model>__windows, and the model a view of the windows shown. With final the
+        model's table, to which each window is appended once (no table holds the open ones:
+        macros/_internal/incremental/final.sql). -#}
     {%- if cfg.final -%}
         {%- do tables.update({'final': this.incorporate(type='table')}) -%}
     {%- endif -%}
-    {%- set target = tables.windows if cfg.on_watermark or cfg.final else this.incorporate(type='table') -%}
+    {%- set target = tables.windows if cfg.on_watermark else this.incorporate(type='table') -%}
     {%- set fingerprint_text = tojson([cfg.time_col, cfg.ingestion_col, cfg.window, cfg.group_cols, cfg.aggregates,
         cfg.delay_us, cfg.lateness_us, cfg.partition_us, cfg.changelog] + (['on_watermark'] if cfg.on_watermark else [])
         + (['final'] if cfg.final else [])
@@ -102,16 +103,34 @@
     {%- endif -%}
 
     {%- if new_rows == 0 and state.batch_id > 0 -%}
-        {#- Nothing new: no table changes. -#}
+        {#- Nothing new: no table changes (with final, the last commit's partitions are made
+            visible, in case its run was killed before it did) -#}
         {%- do spark_windows._sw_incremental_uncache({'batch_view': batch_view}) -%}
+        {%- if cfg.final -%}
+            {%- set last = spark_windows._sw_incremental_final_last_batches(state) -%}
+            {%- for text in spark_windows._sw_incremental_final_publish_sql(tables, last.batches, last.late_batches) -%}
+                {%- do run_query(text) -%}
+            {%- endfor -%}
+        {%- endif -%}
         {%- call statement('main') -%}
             {{ spark_windows._sw_incremental_committed_runs_sql(tables.state) }}
         {%- endcall -%}
     {%- else -%}
         {#- The plan of the run; a session run's also holds the stored sessions its new rows touch -#}
         {%- set plan = spark_windows._sw_incremental_plan(cfg, state, summary, batch_view) -%}
-        {%- set plan = spark_windows._sw_incremental_touched(cfg, plan, spark_windows._sw_incremental_touch(cfg, sql, target, plan, session)) -%}
         {%- set batch_id = state.batch_id + 1 -%}
+    {%- endif -%}
+
+    {%- if cfg.final and (new_rows > 0 or state.batch_id == 0) -%}
+        {#- 3-5. With emit_policy='final': the open rows, late rows and closing windows written
+               into folders, the commit, then the partitions made visible (final.sql). -#}
+        {%- set commit = {'new_rows': new_rows, 'fingerprint': fingerprint, 'arrival_counts': arrival_counts, 'time_zone': session.time_zone} -%}
+        {%- call statement('main') -%}
+            {{ spark_windows._sw_incremental_final_run(cfg, sql, tables, plan, state, batch_id, commit, clauses, format, own_folders, session) }}
+        {%- endcall -%}
+        {%- do spark_windows._sw_incremental_compact_state(cfg, tables.state, batch_id) -%}
+    {%- elif new_rows > 0 or state.batch_id == 0 -%}
+        {%- set plan = spark_windows._sw_incremental_touched(cfg, plan, spark_windows._sw_incremental_touch(cfg, sql, target, plan, session)) -%}
         {%- set pending = spark_windows._sw_incremental_pending(target, batch_id) -%}
         {%- set steps = spark_windows._sw_incremental_window_sql(cfg, sql, target, tables, plan, pending) -%}
 
@@ -163,13 +182,6 @@
         {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
             spark_windows._sw_incremental_state_ddl(tables.state, clauses.state, format), own_folders)) -%}
         {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, plan, new_rows, pending, fingerprint, arrival_counts, session.time_zone)) -%}
-        {#- With emit_policy='final', the windows the batch made final are appended to the
-            model's table, as the batch's partition: after the commit, so that a reader never
-            sees the rows of a batch that did not commit -#}
-        {%- if cfg.final -%}
-            {%- do writes.extend(spark_windows._sw_incremental_final_statements(cfg, tables.final, target, tables.state,
-                pending if plan.rewrite else none, batch_id, clauses.final, format, own_folders)) -%}
-        {%- endif -%}
 
         {#- 5. Apply: the table takes the staged partitions, by metadata from the run's folder or
                by a rewrite (on Iceberg a REPLACE WHERE of the partitions the run rewrites), then
@@ -209,7 +221,7 @@
         {%- set shown = this.incorporate(type='view') -%}
         {%- do spark_windows._sw_incremental_shown_view(cfg, shown, target, state.batch_id == 0) -%}
     {%- endif -%}
-    {%- set relations = ([shown] if cfg.on_watermark else []) + ([tables.final] if cfg.final else []) + [target, tables.late]
+    {%- set relations = ([shown] if cfg.on_watermark else []) + [target, tables.late]
         + ([tables.changelog] if cfg.changelog else []) + [tables.state] -%}
     {%- for relation in relations -%}
         {%- do apply_grants(relation, grant_config, should_revoke(relation, full_refresh_mode=should_full_refresh())) -%}

@@ -3,8 +3,8 @@
 -- its final values, and never rewritten (Flink's default trigger with its late rows kept aside,
 -- Structured Streaming's append mode). Each row carries the batch_id of the run that appended
 -- it; a downstream incremental model reads the new batches only
--- (sensor_vehicles_busy_windows). Open windows are kept in
--- sensor_vehicles_incremental_final__windows; readings later than that go to __late.
+-- (sensor_vehicles_busy_windows). The readings of open windows are kept in the table's folder
+-- until their last window closes; readings later than that go to __late.
 {{ config(
     materialized='windowed_incremental',
     time_col='reading_ts',

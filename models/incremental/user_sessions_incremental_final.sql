@@ -1,8 +1,8 @@
 -- The sessions of user_sessions_incremental appended once final: a session is written by the
 -- run whose watermark passes its end plus the 20 minutes of allowed lateness, with its final
--- clicks and revenue, and never rewritten; each row carries the batch_id of that run. Open
--- sessions are kept in user_sessions_incremental_final__windows (its changelog records their
--- revisions); clicks that come later go to __late.
+-- clicks and revenue, and never rewritten; each row carries the batch_id of that run. The clicks
+-- of open sessions are kept in the table's folder until their session closes; clicks that come
+-- later (or that touch a closed session) go to __late.
 {{ config(
     materialized='windowed_incremental',
     time_col='click_ts',
@@ -12,7 +12,6 @@
     aggregates={'clicks': 'count(*)', 'revenue': 'sum(amount)'},
     watermark_delay='5 minutes',
     allowed_lateness='20 minutes',
-    emit='changelog',
     emit_policy='final',
     partition_size='1 hour'
 ) }}

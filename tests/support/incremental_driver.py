@@ -36,9 +36,9 @@ MODELS = {
     "sensor_vehicles_incremental_on_watermark": ["vehicles", "readings"],
     "sensor_vehicles_incremental_final": ["vehicles", "readings"],
 }
-# the models with emit_policy='final': their windows are in <model>__windows, the model's table
-# holds the final windows, and the model downstream of it (an incremental model; none for the
-# sessions) the busy ones
+# the models with emit_policy='final': the model's table holds the final windows (no table holds
+# the open ones, and there is no changelog), and the model downstream of it (an incremental model;
+# none for the sessions) the busy ones
 FINAL_MODELS = {
     "sensor_vehicles_incremental_final": "sensor_vehicles_busy_windows",
     "user_sessions_incremental_final": None,
@@ -62,23 +62,25 @@ def table_queries(schema: str, model: str) -> dict[str, str]:
     if model in SESSION_MODELS:
         return session_table_queries(schema, model)
     aggregates = ", ".join(MODELS[model])
-    final = {}
     if model in FINAL_MODELS:
-        final = {
+        windows = {
             "final": f"select batch_id, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
             f" from {schema}.{model}",
             "downstream": f"select batch_id, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
             f" from {schema}.{FINAL_MODELS[model]}",
         }
+    else:
+        windows = {
+            "windows": f"select sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
+            f" revision, timing from {schema}.{model}",
+            "changelog": f"select batch_id, op, sensor_id, unix_micros(window_start), unix_micros(window_end),"
+            f" {aggregates}, is_final, revision, timing from {schema}.{model}__changelog",
+        }
     return {
-        "windows": f"select sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
-        f" revision, timing from {schema}.{model}{'__windows' if model in FINAL_MODELS else ''}",
-        **final,
+        **windows,
         "late": "select sensor_id, unix_micros(reading_ts), car_count, unix_micros(ingested_at),"
         " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
         f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",
-        "changelog": f"select batch_id, op, sensor_id, unix_micros(window_start), unix_micros(window_end), {aggregates},"
-        f" is_final, revision, timing from {schema}.{model}__changelog",
         "state": "select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark),"
         f" new_rows, late_rows from {schema}.{model}__state",
     }
@@ -88,23 +90,27 @@ def session_table_queries(schema: str, model: str) -> dict[str, str]:
     """As table_queries, for the session models: their own input columns and the whole state row
     (windows_updated too)."""
     aggregates = ", ".join(SESSION_MODELS[model])
-    final = {}
     if model in FINAL_MODELS:
-        final = {
+        windows = {
             "final": f"select batch_id, user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}"
             f" from {schema}.{model}"
         }
+    else:
+        windows = {
+            "windows": f"select user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
+            f" revision, timing from {schema}.{model}",
+            "changelog": f"select batch_id, op, user_id, unix_micros(window_start), unix_micros(window_end),"
+            f" {aggregates}, is_final, revision, timing from {schema}.{model}__changelog",
+        }
+    # a final run commits no count of updated sessions: it keeps none
+    updated = "" if model in FINAL_MODELS else ", windows_updated"
     return {
-        "windows": f"select user_id, unix_micros(window_start), unix_micros(window_end), {aggregates}, is_final,"
-        f" revision, timing from {schema}.{model}{'__windows' if model in FINAL_MODELS else ''}",
-        **final,
+        **windows,
         "late": "select user_id, unix_micros(click_ts), amount, unix_micros(ingested_at),"
         " transform(missed_windows, w -> array(unix_micros(w.window_start), unix_micros(w.window_end))),"
         f" unix_micros(watermark_at_arrival), batch_id from {schema}.{model}__late",
-        "changelog": f"select batch_id, op, user_id, unix_micros(window_start), unix_micros(window_end), {aggregates},"
-        f" is_final, revision, timing from {schema}.{model}__changelog",
         "state": "select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark),"
-        f" new_rows, late_rows, windows_updated from {schema}.{model}__state",
+        f" new_rows, late_rows{updated} from {schema}.{model}__state",
     }
 
 
@@ -132,7 +138,7 @@ def run_times(rows_of, schema: str, name: str) -> dict:
     per batch (integer microseconds)."""
     columns = "batch_id, unix_micros(run_started_at)"
     times = {"state": sorted(rows_of(f"select {columns} from {schema}.{name}__state"))}
-    for table in ("late", "changelog"):
+    for table in ("late",) + (() if name in FINAL_MODELS else ("changelog",)):
         times[table] = sorted(rows_of(f"select distinct {columns} from {schema}.{name}__{table}"))
     return times
 

@@ -84,6 +84,14 @@ def config(renderer, **changes):
         ),
         ({"emit_policy": "on_change"}, "emit_policy ('on_change') must be 'every_run'"),
         ({"emit_policy": ["on_watermark"]}, "emit_policy (['on_watermark']) must be 'every_run'"),
+        (
+            {"emit_policy": "final", "emit": "changelog"},
+            "emit='changelog' does not go with emit_policy='final': the model's table is its changelog already",
+        ),
+        (
+            {"emit_policy": "final", "file_format": "iceberg"},
+            "emit_policy='final' keeps Parquet tables only (file_format 'parquet', the default)",
+        ),
         ({"compact_state_every": 0}, "compact_state_every (0) must be a whole number of runs, 1 or more"),
         ({"compact_state_every": "50"}, "compact_state_every ('50') must be a whole number of runs"),
         ({"compact_state_every": 2.5}, "compact_state_every (2.5) must be a whole number of runs"),
@@ -1207,12 +1215,13 @@ def test_both_window_families_answer_through_one_interface(session_renderer, fam
 
 def test_the_materialization_names_its_statements_and_shows_its_main_one():
     """No SQL written in the materialization's body, no fork on the window family, and the main
-    statement of each of its two paths (nothing new; the run's writes, whose last statement or
-    script is the main one) in the body itself (dbt reports the main statement's result)."""
+    statement of each of its three paths (nothing new; a final run's writes; the other runs'
+    writes, whose last statement or script is the main one) in the body itself (dbt reports the
+    main statement's result)."""
     body = (PROJECT_DIR / "macros" / "materializations" / "windowed_incremental.sql").read_text()
     assert not re.search(r"run_query\(\s*['\"]", body), "a statement written in the body"
     assert "cfg.session" not in body
-    assert body.count("{%- call statement('main') -%}") == 2
+    assert body.count("{%- call statement('main') -%}") == 3
 
 
 # a model whose SQL holds a string literal over two lines: every statement must keep it as written
@@ -1457,9 +1466,9 @@ def tumble_config(renderer) -> dict:
     return renderer.call("_sw_incremental_config", Config(GOOD))
 
 
-STATE_ROW = [3, 1, 2, 3, "", "f1", json.dumps({"session_time_zone": "UTC"}), "UTC", "4.3.0 abc"]
+STATE_ROW = [3, 1, 2, 3, "", "f1", json.dumps({"session_time_zone": "UTC"}), "UTC", "4.3.0 abc", 4]
 READ_STATE = {"batch_id": 3, "ingestion_us": 1, "event_us": 2, "watermark_us": 3, "pending": "",
-              "fingerprint": "f1", "config": STATE_ROW[6], "session": ["UTC", "4.3.0 abc"]}  # fmt: skip
+              "fingerprint": "f1", "config": STATE_ROW[6], "session": ["UTC", "4.3.0 abc"], "late_rows": 4}  # fmt: skip
 
 
 def test_a_session_run_reads_the_state_row_of_0_2_0_with_its_settings(catalog_renderer):
@@ -1469,7 +1478,12 @@ def test_a_session_run_reads_the_state_row_of_0_2_0_with_its_settings(catalog_re
     cfg = catalog_renderer.call("_sw_incremental_config", Config(SESSION_CONFIG))
     state = catalog_renderer.call("_sw_incremental_read_state", cfg, MODEL_SQL, Target(), state_tables(), False)
     (query,) = catalog_renderer.queries
-    assert [column.sql("spark") for column in parse(query).selects][6:] == ["config", "CURRENT_TIMEZONE()", "VERSION()"]
+    assert [column.sql("spark") for column in parse(query).selects][6:] == [
+        "config",
+        "CURRENT_TIMEZONE()",
+        "VERSION()",
+        "late_rows",
+    ]
     assert state == {**READ_STATE, "scanned": None}
 
 
@@ -1491,7 +1505,7 @@ def test_a_tumbling_run_whose_state_table_holds_no_row_scans_again(catalog_rende
     """No state row (a first run killed after it created the state table): the scan's bounds were
     NULL, so its rows are not used (batch 0: the summary scans again, as on a first run)."""
     listed(catalog_renderer, "sensor_vehicles__state", state_table_text(STATE_COLUMNS))
-    catalog_renderer.answers["select __sw_scan.*, __sw_last.*"] = [["input_rows", None, 5] + [None] * 15]
+    catalog_renderer.answers["select __sw_scan.*, __sw_last.*"] = [["input_rows", None, 5] + [None] * 16]
     state = catalog_renderer.call(
         "_sw_incremental_read_state", tumble_config(catalog_renderer), MODEL_SQL, Target(), state_tables(), False
     )
@@ -1882,37 +1896,56 @@ def test_a_partition_folder_that_is_not_a_timestamp_is_refused(catalog_renderer)
         catalog_renderer.call("_sw_partition_spec", "window_partition=a%2Fb")
 
 
+def final_plan(**changes) -> dict:
+    """The plan of a later final run (batch 4): rows ingested after 08:13:20 up to 08:25, the
+    watermark moved from 08:08:20 to 08:19, none of its rows late, the earliest at 08:16:40."""
+    plan = {"after_us": 1714550000000000, "until_us": 1714550700000000, "watermark_prev_us": 1714550100000000,
+            "watermark_us": 1714550340000000, "late_rows": 0, "min_update_us": 1714551000000000,
+            "run_us": 1714551000000000, "max_event_us": 1714550640000000}  # fmt: skip
+    return {**plan, **changes}
+
+
 @pytest.mark.parametrize("family", ["fixed", "session"])
-def test_the_final_windows_statements_create_the_table_then_write_the_batchs_partition(incremental_renderer, family):
-    """emit_policy='final': the model's table, made where dbt did not list it with the columns of
-    the table of windows and batch_id, takes the batch's final windows from the staging table (a
-    session's next version: roles fresh and kept); both statements parse as Spark SQL."""
-    values = {**(GOOD if family == "fixed" else SESSION), "emit_policy": "final"}
+@pytest.mark.parametrize("moment", ["first run", "later run", "later run, rows that may touch closed sessions"])
+def test_the_statements_of_a_final_run_read_the_open_rows_and_parse(incremental_renderer, family, moment):
+    """emit_policy='final': the open rows after the run, the windows it closes and its late rows
+    are queries of the last commit's open rows (none on a first run) and the new rows; a session
+    run reads the marks of closed sessions only where a new row may touch one. Each parses as
+    Spark SQL."""
+    values = {**(GOOD if family == "fixed" else {**SESSION, "emit": None}), "emit_policy": "final"}
     cfg = incremental_renderer.call("_sw_incremental_config", Config(values))
-    final, target = Relation("spark_windows.sensor_vehicles"), Relation("spark_windows.sensor_vehicles__windows")
-    create, insert = incremental_renderer.call(
-        "_sw_incremental_final_statements",
-        cfg,
-        final,
-        target,
-        "spark_windows.sensor_vehicles__state",
-        "spark_windows.sensor_vehicles__windows__pending_3",
-        3,
-    )
+    model_sql = MODEL_SQL if family == "fixed" else SESSION_SQL
+    first = moment == "first run"
+    touching = moment.endswith("closed sessions")
+    plan = final_plan(watermark_prev_us=None) if first else final_plan()
+    if touching:  # a new row at 07:30, before W_prev - allowed_lateness
+        plan["min_update_us"] = 1714548600000000
+    open_last = None if first else "file:/w/m/_sw_open_1"
+    statements = {
+        name: incremental_renderer.call(macro, cfg, model_sql, plan, open_last)
+        for name, macro in [
+            ("open", "_sw_incremental_open_rows_sql"),
+            ("windows", "_sw_incremental_final_windows_sql"),
+            ("late", "_sw_incremental_final_late_sql"),
+        ]
+    }
+    for name, sql in statements.items():
+        tree = parse(sql)
+        read = {table.sql("spark") for table in tree.find_all(exp.Table)}
+        assert ("parquet.`file:/w/m/_sw_open_1`" in sql) == (not first), name
+        assert "spark_windows.raw_sensor_readings" in read or "spark_windows.raw_clicks" in read, name
+        assert ("__sw_marks" in sql) == (family == "session" and touching), name
+    assert [column.alias_or_name for column in parse(statements["open"]).selects] == ["__sw_row", "__sw_closed_end"]
     keys = "sensor_id" if family == "fixed" else "user_id"
-    aggregates = ", ".join(cfg["agg_names"])
-    assert create.startswith(
-        "create table if not exists spark_windows.sensor_vehicles\nusing parquet\npartitioned by (batch_id)"
-    )
-    assert (
-        f"select {keys}, window_start, window_end, {aggregates} from spark_windows.sensor_vehicles__windows" in create
-    )
-    assert insert.startswith("insert overwrite table spark_windows.sensor_vehicles partition (batch_id = 3) by name")
-    assert ("__sw_role in ('fresh', 'kept')" in insert) == (family == "session")
-    assert "where batch_id = 2), true)" in insert
-    for statement in (create, insert):
-        parse(statement)
-    # a run that stages nothing (no window turns final) only makes the table
-    assert incremental_renderer.call(
-        "_sw_incremental_final_statements", cfg, final, target, "spark_windows.sensor_vehicles__state", None, 3
-    ) == [create]
+    assert [column.alias_or_name for column in parse(statements["windows"]).selects] == [
+        keys,
+        "window_start",
+        "window_end",
+        *cfg["agg_names"],
+    ]
+    # the windows whose end + allowed_lateness the watermark passed now; fixed windows: not before
+    assert f"+ {cfg['lateness_us']} <= 1714550340000000" in statements["windows"]
+    assert (f"+ {cfg['lateness_us']} > 1714550100000000" in statements["windows"]) == (family == "fixed" and not first)
+    # rows late by their own windows: the scan counted none; by touch: sessions only
+    may_be_late = incremental_renderer.call("_sw_incremental_final_may_be_late", cfg, plan, open_last)
+    assert may_be_late is (family == "session" and touching)

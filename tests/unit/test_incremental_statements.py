@@ -110,6 +110,8 @@ class SteadyRun:
         values = {**values, "file_format": file_format}
         if emit_policy != "every_run":
             values["emit_policy"] = emit_policy
+        if emit_policy == "final":  # its table is its changelog
+            values.pop("emit", None)
         if iceberg_input:
             values = {key: value for key, value in values.items() if key != "ingestion_time_col"}
             values.update({"iceberg_input": "raw.readings", "sequence_col": "landed_sequence"})
@@ -154,9 +156,7 @@ class SteadyRun:
             ],
         }
         tables = {identifier: ["sensor_id", "window_start", "window_end", "revision", "window_partition"]}
-        if emit_policy == "final":
-            # the windows in <model>__windows, the final ones in the model's table
-            tables[f"{identifier}__windows"] = tables[identifier]
+        if emit_policy == "final":  # the final windows in the model's table
             tables[identifier] = ["sensor_id", "window_start", "window_end", "vehicles", "readings", "batch_id"]
         tables[f"{identifier}__late"] = ["reading_ts", "batch_id"]
         if values.get("emit") == "changelog":
@@ -246,6 +246,7 @@ class SteadyRun:
                 settings,
                 "UTC",
                 f"{self.release} 0123abc",
+                0,
             ]
         ]
 
@@ -597,33 +598,35 @@ def test_a_run_reading_an_iceberg_input_checks_its_snapshots_in_one_statement_mo
     assert '"input_snapshot": 44' in commit and '"iceberg_input": "raw.readings"' in commit, commit[:2000]
 
 
-def test_a_final_run_appends_the_windows_it_made_final_after_its_commit():
-    """With emit_policy='final' the run computes on <model>__windows and, in the same script,
-    after its commit, writes the batch's partition of the model's table: the staged windows that
-    are final now and were not under the watermark of the batch before (both read from the state
-    table, so that recovery writes the same rows again). No round trip more."""
+def test_a_final_run_writes_its_folders_commits_then_shows_its_windows_in_one_script():
+    """With emit_policy='final' the run keeps no table of windows: one script writes the open rows
+    into the folder the last commit's are not in (batch 7: _sw_open_1; it reads _sw_open_0),
+    then the windows that close into the batch's partition folder, commits, and only then adds
+    that folder as the batch's partition, with the last batch's (a run killed before it did).
+    No late rows (none of the scan's is late): no late folder."""
     run = SteadyRun("tumble", "4.3.0", emit_policy="final")
+    table = f"file:/w/{SCHEMA}.db/sensor_vehicles"
     assert_trips(
         run,
         [
             ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
-            ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__windows__pending_7"),
+            (
+                "main",
+                "BEGIN … alter table spark_windows.sensor_vehicles add if not exists "
+                "partition (batch_id = 6) partition (batch_id = 7)",
+            ),
         ],
     )
-    script = run.trips[-1][1]
-    commit = script.index("insert into spark_windows.sensor_vehicles__state")
-    final = script.index("insert overwrite table spark_windows.sensor_vehicles partition (batch_id = 7) by name")
-    apply = script.index("alter table spark_windows.sensor_vehicles__windows drop if exists")
-    assert commit < final < apply
-    appended = " ".join(script[final : script.index(";", final)].split())
-    assert appended == (
-        "insert overwrite table spark_windows.sensor_vehicles partition (batch_id = 7) by name "
-        "select sensor_id, window_start, window_end, vehicles, readings "
-        "from spark_windows.sensor_vehicles__windows__pending_7 as __sw_staged where is_final "
-        "and coalesce(unix_micros(window_end) + 600000000 > "
-        "(select unix_micros(watermark) from spark_windows.sensor_vehicles__state where batch_id = 6), true)"
-    )
-    assert [str(relation) for relation in run.result["relations"]][:2] == [
+    statements = run.trips[-1][1].removeprefix("BEGIN\n").removesuffix(";\nEND").split(";\n")
+    starts = [" ".join(statement.split())[:100] for statement in statements]
+    assert starts[0].startswith(f"insert overwrite directory '{table}/_sw_open_1' using parquet")
+    assert f"from parquet.`{table}/_sw_open_0`" in statements[0]
+    assert starts[1].startswith(f"insert overwrite directory '{table}/batch_id=7' using parquet")
+    assert starts[2].startswith("insert into spark_windows.sensor_vehicles__state")
+    assert starts[3].startswith("alter table spark_windows.sensor_vehicles add if not exists")
+    assert len(statements) == 4 and "__late" not in run.trips[-1][1]
+    assert [str(relation) for relation in run.result["relations"]] == [
         "spark_windows.sensor_vehicles",
-        "spark_windows.sensor_vehicles__windows",
+        "spark_windows.sensor_vehicles__late",
+        "spark_windows.sensor_vehicles__state",
     ]

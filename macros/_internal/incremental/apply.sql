@@ -254,32 +254,3 @@ END
         {%- do spark_windows._sw_incremental_drop_emptied(cfg, target, pending, read) -%}
     {%- endif -%}
 {% endmacro %}
-
-
-{#- With emit_policy='final', step 5 also appends to the model's table the windows that became
-    final in batch `batch_id`: the staged windows (`pending`; a session's next version, roles
-    fresh and kept) that are final (is_final: their end plus allowed_lateness passed by the
-    batch's watermark) and were not under the watermark before, read from the state table (the
-    commit row of the batch before; none for the first batch): the same rows whenever it runs, so recovery runs it again with
-    a committed staging table. The run's partitions cover every such window: a window turns final
-    in the partitions plan.partition_ranges rewrites. Written as the batch's partition of the
-    model's table (`final`, partitioned by batch_id): a static overwrite, the same rows again.
-    Returns the statements: the table created first where dbt did not list it (its columns from
-    `target`, the table of windows, which exists by then), then with `pending` (none for a run
-    that stages nothing: no window turns final) the batch's rows. -#}
-{% macro _sw_incremental_final_statements(cfg, final, target, state_table, pending, batch_id, clauses='', format='parquet', own_folder=false) %}
-    {%- set watermark = 'select unix_micros(watermark) from ' ~ state_table ~ ' where batch_id = ' -%}
-    {%- set columns = (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names) | join(', ') -%}
-    {%- set select_sql -%}
-select {{ columns }}
-from {{ pending }} as __sw_staged
-where is_final
-    {%- if cfg.session %}
-    and __sw_role in ('fresh', 'kept')
-    {%- endif %}
-    and coalesce(unix_micros(window_end) + {{ cfg.lateness_us }} > ({{ watermark ~ (batch_id - 1) }}), true)
-    {%- endset -%}
-    {%- set create = spark_windows._sw_incremental_create_sql(final, 'select ' ~ columns ~ ' from ' ~ target, 'batch_id', clauses, format) -%}
-    {{ return(spark_windows._sw_incremental_create_statements(final, create, own_folder)
-        + ([spark_windows._sw_incremental_batch_overwrite_sql(final, batch_id, select_sql)] if pending is not none else [])) }}
-{% endmacro %}

@@ -70,6 +70,16 @@
             ~ "watermark passes its end, then again by each run whose late rows change it) or 'final' (a window is appended "
             ~ "once, when the watermark passes its end plus allowed_lateness, and never rewritten)") -%}
     {%- endif -%}
+    {%- if emit_policy == 'final' and emit == 'changelog' -%}
+        {%- do errors.append(name ~ ": emit='changelog' does not go with emit_policy='final': the model's table is its "
+            ~ "changelog already (each window appended once, as an insert, with the batch_id of the run that wrote it); "
+            ~ "leave emit out, or pick emit_policy 'every_run' or 'on_watermark' for a changelog of updated windows") -%}
+    {%- endif -%}
+    {%- if emit_policy == 'final' and config.get('file_format') == 'iceberg' -%}
+        {%- do errors.append(name ~ ": emit_policy='final' keeps Parquet tables only (file_format 'parquet', the default): "
+            ~ "a run appends its windows by adding the folder it wrote as a partition, which an Iceberg table does not take; "
+            ~ "with file_format='iceberg' pick emit_policy 'every_run' or 'on_watermark'") -%}
+    {%- endif -%}
     {%- set compact_every = config.get('compact_state_every', 50) -%}
     {%- if compact_every is not integer or compact_every < 1 -%}
         {%- do errors.append(

@@ -133,17 +133,25 @@ where ({{ conditions | join(') and (') }})
 {%- endmacro %}
 
 
-{#- Sessions read the batch's rows several times: they are cached with the summary scan, which
-    reads them first (_sw_incremental_session_cache_batch). Returns the statements that cache them
-    (none for fixed windows); the view is _sw_incremental_batch_view. -#}
-{% macro _sw_incremental_cache_batch(cfg, model_sql, target, state) %}
-    {{ return(spark_windows._sw_incremental_session_cache_batch(cfg, model_sql, target, state) if cfg.session else []) }}
+{#- Whether a run caches its batch: a session run's steps read its rows several times; with
+    emit_policy='final' each of its statements reads them once. -#}
+{% macro _sw_incremental_caches_batch(cfg) %}
+    {{ return(cfg.session and not cfg.final) }}
 {% endmacro %}
 
 
-{#- The view of a session run's cached batch (_sw_incremental_cache_batch); none for fixed windows. -#}
+{#- A session run reads the batch's rows several times: they are cached with the summary scan,
+    which reads them first (_sw_incremental_session_cache_batch). Returns the statements that
+    cache them (none where the run caches no batch: _sw_incremental_caches_batch); the view is
+    _sw_incremental_batch_view. -#}
+{% macro _sw_incremental_cache_batch(cfg, model_sql, target, state) %}
+    {{ return(spark_windows._sw_incremental_session_cache_batch(cfg, model_sql, target, state) if spark_windows._sw_incremental_caches_batch(cfg) else []) }}
+{% endmacro %}
+
+
+{#- The view of a run's cached batch (_sw_incremental_cache_batch); none where it caches none. -#}
 {% macro _sw_incremental_batch_view(cfg, target) %}
-    {{ return(spark_windows._sw_incremental_view_name('batch', target) if cfg.session else none) }}
+    {{ return(spark_windows._sw_incremental_view_name('batch', target) if spark_windows._sw_incremental_caches_batch(cfg) else none) }}
 {% endmacro %}
 
 

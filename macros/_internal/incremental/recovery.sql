@@ -21,7 +21,7 @@
             {%- do spark_windows._sw_incremental_check_committer_option(cfg, tables) -%}
         {%- endif -%}
     {%- endif -%}
-    {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state, tables, clauses) -%}
+    {%- set uncommitted = spark_windows._sw_incremental_settle_staging(cfg, target, state) -%}
     {%- if state.batch_id > 0 -%}
         {#- A run writes late and changelog rows only after its staging table exists, which marks
             them: they go first, so a recovery killed in between still finds the mark. -#}
@@ -69,7 +69,7 @@
             ~ ": it was written by a spark_windows release older than 0.2.0. Run the model once with --full-refresh to "
             ~ "recompute every window.") }}
     {%- endif -%}
-    {%- set with_scan = cfg.file_col is none and not cfg.session -%}
+    {%- set with_scan = cfg.file_col is none and not spark_windows._sw_incremental_caches_batch(cfg) -%}
     {%- set last_sql = spark_windows._sw_incremental_last_state_sql(tables.state) -%}
     {%- set rows = run_query(spark_windows._sw_incremental_read_scan_sql(cfg, model_sql, tables.state, last_sql) if with_scan else last_sql).rows -%}
     {#- with the scan, each row is a row of the scan followed by the state row's columns (NULL
@@ -88,9 +88,10 @@
         'fingerprint': row[5],
         'config': row[6],
         'session': [row[7], row[8]],
+        'late_rows': row[9] | int,
         'scanned': rows if with_scan else none,
     }) -%}
-    {%- if existing is not none and 'revision' not in spark_windows._sw_column_names(existing) -%}
+    {%- if existing is not none and not cfg.final and 'revision' not in spark_windows._sw_column_names(existing) -%}
         {{ exceptions.raise_compiler_error(
             "windowed_incremental: " ~ existing ~ " has no revision and timing columns: it was written by an earlier "
             ~ "version of spark_windows. Run it once with --full-refresh to recompute every window with them.") }}
@@ -101,7 +102,7 @@
 
 {#- The last row of the state table, with the session's time zone and release. -#}
 {% macro _sw_incremental_last_state_sql(state_table) -%}
-select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, config, current_timezone(), version()
+select batch_id, unix_micros(max_ingestion_time), unix_micros(max_event_time), unix_micros(watermark), pending_table, config_fingerprint, config, current_timezone(), version(), late_rows
 from {{ state_table }}
 order by batch_id desc
 limit 1
@@ -145,10 +146,8 @@ on true
     tables are named by batch (_sw_incremental_stored_settings), and where there is no commit
     (--full-refresh, a first run: any batch's may be left), the schema's staging tables of the
     model are listed. Each is dropped through dbt's cache (adapter.drop_relation), which the
-    creation of the run's own reads (_sw_incremental_create_statements). With emit_policy='final'
-    the windows the committed batch made final are appended again first (the same rows:
-    _sw_incremental_final_statements; `tables` and `clauses` are the model's). -#}
-{% macro _sw_incremental_settle_staging(cfg, target, state, tables={}, clauses={}) %}
+    creation of the run's own reads (_sw_incremental_create_statements). -#}
+{% macro _sw_incremental_settle_staging(cfg, target, state) %}
     {%- set stored = fromjson(state.config) if state.config else none -%}
     {%- set names = [] -%}
     {%- if state.batch_id > 0 and stored is mapping and stored.get('staging_tables') == 'by_batch' -%}
@@ -166,12 +165,6 @@ on true
     {%- for name in names -%}
         {%- set relation = target.incorporate(path={'identifier': name}, type='table') -%}
         {%- if state.batch_id > 0 and name == state.pending -%}
-            {%- if cfg.final -%}
-                {%- for statement in spark_windows._sw_incremental_final_statements(cfg, tables.final, target, tables.state, relation,
-                    state.batch_id, clauses.get('final', ''), spark_windows._sw_incremental_format(cfg), config.get('location_root') is not none) -%}
-                    {%- do run_query(statement) -%}
-                {%- endfor -%}
-            {%- endif -%}
             {%- do spark_windows._sw_incremental_apply(cfg, target, relation) -%}
             {%- do spark_windows._sw_incremental_drop_table(cfg, relation) -%}
         {%- else -%}

@@ -233,8 +233,8 @@ from __sw_compared
     other than a session: the scan of the new rows, one row per file, for
     _sw_incremental_summary; else none)}. -#}
 {% macro _sw_incremental_list_files(cfg, model_sql, state_table, state=none) %}
-    {#- sessions scan the batch they cache: their listing counts rows only -#}
-    {%- set scan_state = none if cfg.session else state -%}
+    {#- a run that caches its batch scans it: its listing counts rows only -#}
+    {%- set scan_state = none if spark_windows._sw_incremental_caches_batch(cfg) else state -%}
     {%- set processed = {} -%}
     {%- if state_table is not none -%}
         {%- for row in run_query(spark_windows._sw_incremental_processed_counts_sql(state_table)).rows -%}

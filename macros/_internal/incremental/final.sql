@@ -1,0 +1,284 @@
+{#- windowed_incremental with emit_policy='final' (docs/design/windowed_incremental.md, "Final
+    windows"): each window is written once, by the run whose watermark passes its end plus
+    allowed_lateness, and never rewritten. A run keeps no table of windows: it keeps the rows of
+    the windows still open (the open rows), and computes from them and its new rows the windows
+    that close.
+
+    The model's table is partitioned by batch_id. A run writes three folders, then commits:
+      open rows   <table folder>/_sw_open_<batch_id % 2>: the rows of every window (session) still
+                  open under the run's watermark, each as a struct __sw_row of the model's
+                  columns; the next run reads them. Two folders take turns, so a run never
+                  writes the folder the last commit's open rows are in.
+      late rows   <late folder>/batch_id=<batch_id>, when the run has late rows.
+      windows     <table folder>/batch_id=<batch_id>: the windows that close.
+    After the commit the table and the late table take those folders as partitions, by
+    metadata (ALTER TABLE ADD IF NOT EXISTS PARTITION, which names the last commit's partitions
+    too: a run killed between its commit and that statement is finished by the next). A folder
+    written by a run that did not commit is never a partition: the next attempt of its batch
+    writes it again. A reader never sees a window before its run committed, and never twice.
+
+    Sessions keep, beside the open rows, a mark of each closed session a later row could still
+    touch (__sw_closed_end: its end; its row is the session's last): a new row that touches a
+    closed session is late. Such a row is not late by its own window (t + gap + allowed_lateness
+    > W_prev), and a closed session ends at or before W_prev - allowed_lateness, so it touches
+    one exactly when t <= that end: a mark is kept while its end + allowed_lateness + gap is
+    after the watermark. Aliases: `__sw_a` a row, `__sw_b` a window or a mark. -#}
+
+
+{#- The folders a run of batch `batch_id` writes and reads: {final, late, open_next, open_last
+    (the last commit's open rows; none before the first commit)}. The locations are dbt's
+    listing's, else `describe`'s (a table the run created). -#}
+{% macro _sw_incremental_final_folders(final, late, batch_id) %}
+    {%- set table = (spark_windows._sw_cached_table(final) or spark_windows._sw_describe_table(final)).location -%}
+    {%- set late_table = (spark_windows._sw_cached_table(late) or spark_windows._sw_describe_table(late)).location -%}
+    {{ return({
+        'final': table ~ '/batch_id=' ~ batch_id,
+        'late': late_table ~ '/batch_id=' ~ batch_id,
+        'open_next': table ~ '/_sw_open_' ~ batch_id % 2,
+        'open_last': table ~ '/_sw_open_' ~ (batch_id - 1) % 2 if batch_id > 1 else none,
+    }) }}
+{% endmacro %}
+
+
+{#- `query` written into `folder` as Parquet files, replacing what the folder held. -#}
+{% macro _sw_incremental_folder_sql(folder, query) -%}
+insert overwrite directory {{ spark_windows._sw_string_literal(folder) }} using parquet
+options ({{ spark_windows._sw_commit_algorithm_option() }})
+{{ query }}
+{%- endmacro %}
+
+
+{#- The group columns of `__sw_a` and `__sw_b` match (NULL keys match NULL keys); `b_prefix`:
+    how `__sw_b`'s columns are reached. -#}
+{% macro _sw_incremental_group_match(cfg, b_prefix='__sw_b.') -%}
+    {%- for column in cfg.group_cols -%}
+        {{ ' and ' if not loop.first }}__sw_a.{{ column }} <=> {{ b_prefix }}{{ column }}
+    {%- endfor -%}
+    {{- 'true' if not cfg.group_cols -}}
+{%- endmacro %}
+
+
+{#- The common table expressions of a final run: the last commit's open rows (__sw_open, with
+    sessions' marks), the new rows (__sw_new), and the rows the windows are computed from
+    (__sw_rows: the open rows and the new rows that are not late, in the model's columns).
+    `open_last`: the folder of the last commit's open rows (none on a first run). -#}
+{% macro _sw_incremental_final_ctes(cfg, model_sql, plan, open_last) -%}
+    {%- set ts_us = spark_windows._sw_ts_us('__sw_a.' ~ cfg.time_col) -%}
+    {%- set touch = spark_windows._sw_incremental_final_may_touch(cfg, plan, open_last) -%}
+with
+{%- if open_last %} __sw_open as (
+    select * from parquet.`{{ open_last }}`
+),
+
+{%- if touch %}
+
+__sw_marks as (
+    select * from __sw_open where __sw_closed_end is not null
+),
+{%- endif %}
+
+{% endif %} __sw_new as (
+    {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'run') }}
+),
+
+__sw_rows as (
+    {%- if open_last %}
+    select __sw_row.* from __sw_open where __sw_closed_end is null
+    union all
+    {%- endif %}
+    select __sw_a.* from __sw_new as __sw_a
+    {%- if touch %}
+    left anti join __sw_marks as __sw_b
+        on {{ spark_windows._sw_incremental_group_match(cfg, '__sw_b.__sw_row.') }} and {{ ts_us }} <= unix_micros(__sw_b.__sw_closed_end)
+    {%- endif %}
+    where __sw_a.{{ cfg.time_col }} is not null and not {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us, ts_us) }}
+)
+{%- endmacro %}
+
+
+{#- The windows of `relation` (window_aggregate) as __sw_windows, a CTE to follow those of
+    _sw_incremental_final_ctes. -#}
+{% macro _sw_incremental_final_windows_cte(cfg) -%}
+__sw_windows as (
+    select * from {{ spark_windows.window_aggregate('__sw_rows', cfg.time_col, cfg.window, cfg.group_cols, cfg.aggregates) }} as __sw_w
+)
+{%- endmacro %}
+
+
+{#- The windows this run closes: their end plus allowed_lateness passed by the run's watermark,
+    not by the last commit's (W_prev; sessions: a session of open or new rows was open under it). -#}
+{% macro _sw_incremental_final_windows_sql(cfg, model_sql, plan, open_last) -%}
+{{ spark_windows._sw_incremental_final_ctes(cfg, model_sql, plan, open_last) }},
+
+{{ spark_windows._sw_incremental_final_windows_cte(cfg) }}
+
+select {{ (cfg.group_cols + ['window_start', 'window_end'] + cfg.agg_names) | join(', ') }}
+from __sw_windows
+{%- if plan.watermark_us is none %}
+where false
+{%- else %}
+where unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }}
+    {%- if plan.watermark_prev_us is not none and not cfg.session %}
+    and unix_micros(window_end) + {{ cfg.lateness_us }} > {{ plan.watermark_prev_us }}
+    {%- endif %}
+{%- endif %}
+{%- endmacro %}
+
+
+{#- The open rows after this run, as struct __sw_row, and (sessions) the marks. Fixed windows: the
+    rows whose last window is still open under the run's watermark W. Sessions, in one pass over
+    each group's rows in time order: a row is its session's last when the next row is more than
+    gap after it (or there is none), and that session is closed when its end (the row's time +
+    gap) plus allowed_lateness is at or before W. Sessions follow one another, so the open rows
+    are those after the group's last closed session's last row (the cut); the marks are the last
+    rows of the closed sessions a later row could touch, and the last commit's marks still so. -#}
+{% macro _sw_incremental_open_rows_sql(cfg, model_sql, plan, open_last) -%}
+    {%- set w = plan.watermark_us -%}
+    {%- set ts_us = spark_windows._sw_ts_us('__sw_a.' ~ cfg.time_col) -%}
+{{ spark_windows._sw_incremental_final_ctes(cfg, model_sql, plan, open_last) }}
+{%- if cfg.session and w is not none %},
+
+__sw_judged as (
+    {%- set by_group = 'partition by ' ~ cfg.group_cols | join(', ') if cfg.group_cols else '' %}
+    {%- set gap = cfg.spec.gap_us %}
+    select *, max(case when __sw_closes then __sw_ts end) over ({{ by_group }}) as __sw_cut
+    from (
+        select *,
+            (__sw_next_ts is null or __sw_next_ts - __sw_ts > {{ gap }}) and __sw_ts + {{ gap + cfg.lateness_us }} <= {{ w }} as __sw_closes
+        from (
+            select *, lead(__sw_ts) over ({{ by_group }} order by __sw_ts) as __sw_next_ts
+            from (
+                select struct(__sw_a.*) as __sw_row, {{ ts_us }} as __sw_ts{% for column in cfg.group_cols %}, __sw_a.{{ column }}{% endfor %}
+                from __sw_rows as __sw_a
+            ) as __sw_timed
+        ) as __sw_next
+    ) as __sw_ends
+)
+
+select __sw_row, case when __sw_closes then timestamp_micros(__sw_ts + {{ gap }}) end as __sw_closed_end
+from __sw_judged
+where __sw_cut is null or __sw_ts > __sw_cut
+    or (__sw_closes and __sw_ts + {{ gap + cfg.lateness_us + gap }} > {{ w }})
+{%- if open_last %}
+
+union all
+
+select __sw_row, __sw_closed_end
+from __sw_open
+where unix_micros(__sw_closed_end) + {{ cfg.lateness_us + gap }} > {{ w }}
+{%- endif %}
+{%- else %}
+
+select struct(__sw_a.*) as __sw_row, cast(null as timestamp) as __sw_closed_end
+from __sw_rows as __sw_a
+{%- if w is not none %}
+where {{ spark_windows._sw_last_window_end_us(ts_us, cfg.spec) }} + {{ cfg.lateness_us }} > {{ w }}
+{%- endif %}
+{%- endif %}
+{%- endmacro %}
+
+
+{#- The run's late rows: the new rows every window of which closed under the last commit's
+    watermark, and (sessions) those that touch a closed session, with the late table's columns. -#}
+{% macro _sw_incremental_final_late_sql(cfg, model_sql, plan, open_last) -%}
+    {%- set ts_us = spark_windows._sw_ts_us('__sw_a.' ~ cfg.time_col) -%}
+    {%- set late = spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us, ts_us) -%}
+{{ spark_windows._sw_incremental_final_ctes(cfg, model_sql, plan, open_last) }}
+
+select __sw_late.*, {{ spark_windows._sw_incremental_late_columns(cfg, plan) }}
+from (
+    select __sw_a.* from __sw_new as __sw_a where {{ late }}
+    {%- if spark_windows._sw_incremental_final_may_touch(cfg, plan, open_last) %}
+    union all
+    select __sw_a.* from __sw_new as __sw_a
+    left semi join __sw_marks as __sw_b
+        on {{ spark_windows._sw_incremental_group_match(cfg, '__sw_b.__sw_row.') }} and {{ ts_us }} <= unix_micros(__sw_b.__sw_closed_end)
+    where __sw_a.{{ cfg.time_col }} is not null and not {{ late }}
+    {%- endif %}
+) as __sw_late
+{%- endmacro %}
+
+
+{#- Sessions: whether a new row that is not late by its own window can touch a closed session (a
+    mark of the last commit's open rows, `open_last`): a closed session ends at W_prev -
+    allowed_lateness at the latest, and the scan found the earliest such row (min_update_us).
+    When none can, the run reads no marks. -#}
+{% macro _sw_incremental_final_may_touch(cfg, plan, open_last) %}
+    {{ return(cfg.session and open_last is not none and plan.watermark_prev_us is not none and plan.min_update_us is not none
+        and plan.min_update_us <= plan.watermark_prev_us - cfg.lateness_us) }}
+{% endmacro %}
+
+
+{#- Whether the run can have late rows: rows late by their own windows (the scan counted them),
+    or (sessions) rows that touch a closed session (_sw_incremental_final_may_touch). -#}
+{% macro _sw_incremental_final_may_be_late(cfg, plan, open_last) %}
+    {{ return(plan.late_rows > 0 or spark_windows._sw_incremental_final_may_touch(cfg, plan, open_last)) }}
+{% endmacro %}
+
+
+{#- The tables of a final model created where dbt did not list them: the model's table (its
+    windows' columns and batch_id), the late table. Returns the statements. -#}
+{% macro _sw_incremental_final_create_statements(cfg, model_sql, tables, plan, clauses, format, own_folders) %}
+    {%- set statements = spark_windows._sw_incremental_create_statements(tables.final,
+        spark_windows._sw_incremental_create_sql(tables.final, spark_windows._sw_incremental_final_windows_sql(cfg, model_sql, plan, none),
+            'batch_id', clauses.final, format), own_folders) -%}
+    {%- do statements.extend(spark_windows._sw_incremental_create_statements(tables.late,
+        spark_windows._sw_incremental_create_sql(tables.late, spark_windows._sw_incremental_final_late_sql(cfg, model_sql, plan, none),
+            'batch_id', clauses.late, format), own_folders)) -%}
+    {{ return(statements) }}
+{% endmacro %}
+
+
+{#- The partitions a final run's commit makes visible, with those of the last commit (a run killed
+    before it made them visible): one ALTER TABLE per table. `batches`: the model's table's;
+    `late_batches`: the late table's (batches that wrote late rows). -#}
+{% macro _sw_incremental_final_publish_sql(tables, batches, late_batches) %}
+    {%- set statements = [] -%}
+    {%- for relation, ids in [(tables.final, batches), (tables.late, late_batches)] if ids -%}
+        {%- set specs = [] -%}
+        {%- for id in ids -%}
+            {%- do specs.append('partition (batch_id = ' ~ id ~ ')') -%}
+        {%- endfor -%}
+        {%- do statements.append('alter table ' ~ relation ~ ' add if not exists ' ~ specs | join(' ')) -%}
+    {%- endfor -%}
+    {{ return(statements) }}
+{% endmacro %}
+
+
+{#- The partitions of the last commit (`state`) to make visible again: its batch's in the model's
+    table, and in the late table when it had late rows. -#}
+{% macro _sw_incremental_final_last_batches(state) %}
+    {{ return({'batches': [state.batch_id] if state.batch_id > 0 else [],
+        'late_batches': [state.batch_id] if state.batch_id > 0 and (state.late_rows or 0) > 0 else []}) }}
+{% endmacro %}
+
+
+{#- Steps 3 to 5 of a final run of batch `batch_id`: on a first run the tables are created first
+    (the folders are read from them); then, sent together, the open rows, the late rows, the
+    windows that close, the commit and the partitions made visible. `commit`: what the commit
+    row holds besides the plan ({new_rows, fingerprint, arrival_counts, time_zone}); its
+    late_rows are counted in the folder the run wrote them to (sessions find some only then). -#}
+{% macro _sw_incremental_final_run(cfg, model_sql, tables, plan, state, batch_id, commit, clauses, format, own_folders, session) %}
+    {%- set created = spark_windows._sw_incremental_final_create_statements(cfg, model_sql, tables, plan, clauses, format, own_folders) -%}
+    {%- if created -%}
+        {%- do run_query(spark_windows._sw_incremental_send(session, created)) -%}
+    {%- endif -%}
+    {%- set folders = spark_windows._sw_incremental_final_folders(tables.final, tables.late, batch_id) -%}
+    {%- set open_last = folders.open_last if state.batch_id > 0 else none -%}
+    {%- set writes = [spark_windows._sw_incremental_folder_sql(folders.open_next, spark_windows._sw_incremental_open_rows_sql(cfg, model_sql, plan, open_last))] -%}
+    {%- set late = spark_windows._sw_incremental_final_may_be_late(cfg, plan, open_last) -%}
+    {%- if late -%}
+        {%- do writes.append(spark_windows._sw_incremental_folder_sql(folders.late, spark_windows._sw_incremental_final_late_sql(cfg, model_sql, plan, open_last))) -%}
+    {%- endif -%}
+    {%- do writes.append(spark_windows._sw_incremental_folder_sql(folders.final, spark_windows._sw_incremental_final_windows_sql(cfg, model_sql, plan, open_last))) -%}
+    {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
+        spark_windows._sw_incremental_state_ddl(tables.state, clauses.state, format), own_folders)) -%}
+    {%- set counted = plan.copy() -%}
+    {%- do counted.update({'rewrite': false, 'late_rows': '(select count(*) from parquet.`' ~ folders.late ~ '`)' if late else 0}) -%}
+    {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, counted, commit.new_rows, none,
+        commit.fingerprint, commit.arrival_counts, commit.time_zone)) -%}
+    {%- set last = spark_windows._sw_incremental_final_last_batches(state) -%}
+    {%- do writes.extend(spark_windows._sw_incremental_final_publish_sql(tables, last.batches + [batch_id],
+        last.late_batches + ([batch_id] if late else []))) -%}
+    {{ return(spark_windows._sw_incremental_send(session, writes)) }}
+{% endmacro %}
