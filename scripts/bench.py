@@ -871,11 +871,17 @@ def incremental_size(spark, args, events: int, models: list[str], run_dbt, file_
     model = models[0]
     windows = spark.sql(f"select count(*) from spark_windows.{model}").collect()[0][0]
     # with emit_policy final the model's table holds the closed windows; the rows of the open
-    # ones are in the folder of the last commit's open rows
+    # ones are in the folder of the last commit's open rows (sessions), or in the input
     kept = "0"
-    if args.emit_policy == "final":
+    if args.emit_policy == "final" and args.session:
         last = spark.sql(f"select max(batch_id) from spark_windows.{model}__state").first()[0]
         kept = f"(select count(*) from parquet.`{folders[model]}/_sw_open_{last % 2}` where __sw_closed_end is null)"
+    elif args.emit_policy == "final":
+        # the rows whose minute (plus the 10 minutes of allowed lateness) the watermark has not passed
+        kept = (
+            "(select count(*) from spark_windows.bench_events where unix_micros(ts) - pmod(unix_micros(ts), 60000000)"
+            f" + 660000000 > (select unix_micros(max(watermark)) from spark_windows.{model}__state))"
+        )
     counted = None
     if args.by_file:
         # every row read once: counted in one window, kept as late, or (final) in an open window

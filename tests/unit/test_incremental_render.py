@@ -19,6 +19,7 @@ from dev.project import PROJECT_DIR
 pytestmark = pytest.mark.fast
 
 MINUTE = 60_000_000
+T0_RENDER = 1_714_550_400_000_000  # 2024-05-01 08:00 UTC
 GOOD = TUMBLE_CONFIG
 WINDOWS = {
     "tumble": {"type": "tumble", "size": "1 minute"},
@@ -1898,44 +1899,57 @@ def test_a_partition_folder_that_is_not_a_timestamp_is_refused(catalog_renderer)
 
 def final_plan(**changes) -> dict:
     """The plan of a later final run (batch 4): rows ingested after 08:13:20 up to 08:25, the
-    watermark moved from 08:08:20 to 08:19, none of its rows late, the earliest at 08:16:40."""
+    watermark moved from 08:08:20 to 08:19, none of its rows late, the earliest at 08:16:40,
+    and (tumble, hop, cumulate) one earlier run still read again: the one after 08:05."""
     plan = {"after_us": 1714550000000000, "until_us": 1714550700000000, "watermark_prev_us": 1714550100000000,
             "watermark_us": 1714550340000000, "late_rows": 0, "min_update_us": 1714551000000000,
-            "run_us": 1714551000000000, "max_event_us": 1714550640000000}  # fmt: skip
+            "run_us": 1714551000000000, "max_event_us": 1714550640000000,
+            "reread": [{"after_us": 1714549500000000, "max_update_us": 1714549990000000}]}  # fmt: skip
     return {**plan, **changes}
 
 
 @pytest.mark.parametrize("family", ["fixed", "session"])
 @pytest.mark.parametrize("moment", ["first run", "later run", "later run, rows that may touch closed sessions"])
 def test_the_statements_of_a_final_run_read_the_open_rows_and_parse(incremental_renderer, family, moment):
-    """emit_policy='final': the open rows after the run, the windows it closes and its late rows
-    are queries of the last commit's open rows (none on a first run) and the new rows; a session
-    run reads the marks of closed sessions only where a new row may touch one. Each parses as
-    Spark SQL."""
+    """emit_policy='final': the windows a run closes and its late rows (and a session run's open
+    rows after it) are queries of the rows still open and the new rows. Tumble, hop, cumulate
+    read the input again from the earliest run the last commit kept, after a first commit only
+    rows a window still open can hold (time after W_prev - allowed_lateness - size); a session
+    run reads the last commit's open rows (none on a first run), and the marks of closed
+    sessions only where a new row may touch one. Each parses as Spark SQL."""
     values = {**(GOOD if family == "fixed" else {**SESSION, "emit": None}), "emit_policy": "final"}
     cfg = incremental_renderer.call("_sw_incremental_config", Config(values))
     model_sql = MODEL_SQL if family == "fixed" else SESSION_SQL
     first = moment == "first run"
     touching = moment.endswith("closed sessions")
-    plan = final_plan(watermark_prev_us=None) if first else final_plan()
+    plan = final_plan(watermark_prev_us=None, after_us=None, reread=[]) if first else final_plan()
     if touching:  # a new row at 07:30, before W_prev - allowed_lateness
         plan["min_update_us"] = 1714548600000000
-    open_last = None if first else "file:/w/m/_sw_open_1"
-    statements = {
-        name: incremental_renderer.call(macro, cfg, model_sql, plan, open_last)
-        for name, macro in [
-            ("open", "_sw_incremental_open_rows_sql"),
-            ("windows", "_sw_incremental_final_windows_sql"),
-            ("late", "_sw_incremental_final_late_sql"),
-        ]
-    }
+    open_last = None if first or family == "fixed" else "file:/w/m/_sw_open_1"
+    names = [("windows", "_sw_incremental_final_windows_sql"), ("late", "_sw_incremental_final_late_sql")]
+    if family == "session":
+        names.append(("open", "_sw_incremental_open_rows_sql"))
+    statements = {name: incremental_renderer.call(macro, cfg, model_sql, plan, open_last) for name, macro in names}
     for name, sql in statements.items():
         tree = parse(sql)
         read = {table.sql("spark") for table in tree.find_all(exp.Table)}
-        assert ("parquet.`file:/w/m/_sw_open_1`" in sql) == (not first), name
+        assert ("parquet.`file:/w/m/_sw_open_1`" in sql) == (family == "session" and not first), name
         assert "spark_windows.raw_sensor_readings" in read or "spark_windows.raw_clicks" in read, name
         assert ("__sw_marks" in sql) == (family == "session" and touching), name
-    assert [column.alias_or_name for column in parse(statements["open"]).selects] == ["__sw_row", "__sw_closed_end"]
+    if family == "fixed":
+        windows = " ".join(statements["windows"].split())
+        if first:
+            assert "ingested_at >" not in windows and "reading_ts > timestamp_micros" not in windows
+        else:
+            # from the run kept (after 08:05), and times after 08:08:20 - 10 minutes - 1 minute
+            assert "and ingested_at > timestamp_micros(1714549500000000)" in windows
+            assert "and ingested_at <= timestamp_micros(1714550700000000)" in windows
+            assert f"and reading_ts > timestamp_micros({1714550100000000 - 11 * MINUTE})" in windows
+    else:
+        assert [column.alias_or_name for column in parse(statements["open"]).selects] == [
+            "__sw_row",
+            "__sw_closed_end",
+        ]
     keys = "sensor_id" if family == "fixed" else "user_id"
     assert [column.alias_or_name for column in parse(statements["windows"]).selects] == [
         keys,
@@ -1949,3 +1963,48 @@ def test_the_statements_of_a_final_run_read_the_open_rows_and_parse(incremental_
     # rows late by their own windows: the scan counted none; by touch: sessions only
     may_be_late = incremental_renderer.call("_sw_incremental_final_may_be_late", cfg, plan, open_last)
     assert may_be_late is (family == "session" and touching)
+
+
+@pytest.mark.parametrize("by_file", [False, True])
+def test_a_final_run_keeps_the_runs_whose_rows_a_window_still_open_holds(incremental_renderer, by_file):
+    """Tumble, hop, cumulate with emit_policy='final': of the runs the last commit kept and this
+    one, the commit keeps those whose latest time that is not late has a window whose end plus
+    allowed_lateness the new watermark has not passed. Tumbling 1 minute, 10 minutes of
+    lateness, W = 08:30: a latest time of 08:19:30 (window 08:19-08:20, + 10 = 08:30) is done,
+    one of 08:20:00 (08:20-08:21) is not; a run without rows that are not late is dropped."""
+    values = {**GOOD, "emit_policy": "final", **({"input_file_col": "source_file"} if by_file else {})}
+    cfg = incremental_renderer.call("_sw_incremental_config", Config(values))
+    w = T0_RENDER + 30 * MINUTE
+
+    def run(name, latest):
+        return {("files" if by_file else "after_us"): [name] if by_file else name, "max_update_us": latest}
+
+    kept_before = [run(1, T0_RENDER + 19 * MINUTE + 30_000_000), run(2, T0_RENDER + 20 * MINUTE), run(3, None)]
+    plan = {"reread": kept_before, "watermark_us": w, "max_update_us": T0_RENDER + 34 * MINUTE,
+            "run_files": [4], "after_us": 4}  # fmt: skip
+    kept = incremental_renderer.call("_sw_incremental_final_reread", cfg, plan)
+    assert kept == [run(2, T0_RENDER + 20 * MINUTE), run(4, T0_RENDER + 34 * MINUTE)]
+    # hop 5 minutes every minute: the last window of 08:16:00 is 08:16-08:21 (+ 10 > 08:30), that of
+    # 08:15:59.999999 08:15-08:20
+    early = {**plan, "reread": [run(1, T0_RENDER + 16 * MINUTE), run(2, T0_RENDER + 16 * MINUTE - 1)]}
+    hop = incremental_renderer.call(
+        "_sw_incremental_config",
+        Config({**values, "window": {"type": "hop", "slide": "1 minute", "size": "5 minutes"}}),
+    )
+    assert incremental_renderer.call("_sw_incremental_final_reread", hop, early) == [
+        run(1, T0_RENDER + 16 * MINUTE),
+        run(4, T0_RENDER + 34 * MINUTE),
+    ]
+
+
+def test_a_final_run_whose_open_input_file_was_removed_is_refused(incremental_renderer):
+    """With input_file_col, a file of a run the last commit kept must still be in the input: its
+    rows are in a window still open."""
+    values = {**GOOD, "emit_policy": "final", "input_file_col": "source_file"}
+    cfg = incremental_renderer.call("_sw_incremental_config", Config(values))
+    plan = {"reread": [{"files": ["s3://in/a.parquet", "s3://in/b.parquet"], "max_update_us": 1}],
+            "processed_files": ["s3://in/b.parquet"]}  # fmt: skip
+    with pytest.raises(CompilerError, match=r"and s3://in/a.parquet was removed from the input\. Keep a file"):
+        incremental_renderer.call("_sw_incremental_final_check_reread", cfg, plan)
+    plan["processed_files"].append("s3://in/a.parquet")
+    assert incremental_renderer.call("_sw_incremental_final_check_reread", cfg, plan) in (None, "")

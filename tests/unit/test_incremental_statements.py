@@ -599,12 +599,19 @@ def test_a_run_reading_an_iceberg_input_checks_its_snapshots_in_one_statement_mo
 
 
 def test_a_final_run_writes_its_folders_commits_then_shows_its_windows_in_one_script():
-    """With emit_policy='final' the run keeps no table of windows: one script writes the open rows
-    into the folder the last commit's are not in (batch 7: _sw_open_1; it reads _sw_open_0),
-    then the windows that close into the batch's partition folder, commits, and only then adds
-    that folder as the batch's partition, with the last batch's (a run killed before it did).
-    No late rows (none of the scan's is late): no late folder."""
-    run = SteadyRun("tumble", "4.3.0", emit_policy="final")
+    """With emit_policy='final' the run keeps no table of windows: one script writes the windows
+    that close into the batch's partition folder, commits, and only then adds that folder as the
+    batch's partition, with the last batch's (a run killed before it did). A tumbling run reads
+    the input again from the earliest run the last commit kept (after 08:10; its latest time
+    08:17 is in a window that closes at 08:28, after the new watermark, 08:24), and the commit
+    keeps that run and its own. No late rows (none of the scan's is late): no late folder."""
+    kept = {"after_us": T0 + 10 * MINUTE, "max_update_us": T0 + 17 * MINUTE}
+    run = SteadyRun(
+        "tumble",
+        "4.3.0",
+        emit_policy="final",
+        stored={"session_time_zone": "UTC", "staging_tables": "by_batch", "open_input": [kept]},
+    )
     table = f"file:/w/{SCHEMA}.db/sensor_vehicles"
     assert_trips(
         run,
@@ -618,15 +625,32 @@ def test_a_final_run_writes_its_folders_commits_then_shows_its_windows_in_one_sc
         ],
     )
     statements = run.trips[-1][1].removeprefix("BEGIN\n").removesuffix(";\nEND").split(";\n")
-    starts = [" ".join(statement.split())[:100] for statement in statements]
-    assert starts[0].startswith(f"insert overwrite directory '{table}/_sw_open_1' using parquet")
-    assert f"from parquet.`{table}/_sw_open_0`" in statements[0]
-    assert starts[1].startswith(f"insert overwrite directory '{table}/batch_id=7' using parquet")
-    assert starts[2].startswith("insert into spark_windows.sensor_vehicles__state")
-    assert starts[3].startswith("alter table spark_windows.sensor_vehicles add if not exists")
-    assert len(statements) == 4 and "__late" not in run.trips[-1][1]
+    flat = [" ".join(statement.split()) for statement in statements]
+    assert flat[0].startswith(f"insert overwrite directory '{table}/batch_id=7' using parquet")
+    assert f"ingested_at > timestamp_micros({T0 + 10 * MINUTE})" in flat[0]
+    assert f"ingested_at <= timestamp_micros({T0 + 30 * MINUTE})" in flat[0]
+    assert flat[1].startswith("insert into spark_windows.sensor_vehicles__state")
+    assert flat[2].startswith("alter table spark_windows.sensor_vehicles add if not exists")
+    assert len(statements) == 3 and "__late" not in run.trips[-1][1] and "_sw_open_" not in run.trips[-1][1]
+    this_run = {"after_us": T0 + 20 * MINUTE, "max_update_us": T0 + 29 * MINUTE}
+    assert f'"open_input": {json.dumps([kept, this_run], sort_keys=True)}' in flat[1]
     assert [str(relation) for relation in run.result["relations"]] == [
         "spark_windows.sensor_vehicles",
         "spark_windows.sensor_vehicles__late",
         "spark_windows.sensor_vehicles__state",
     ]
+
+
+def test_a_final_session_run_writes_its_open_rows_first():
+    """A session run with emit_policy='final' writes the rows of the sessions still open into the
+    folder the last commit's are not in (batch 7: _sw_open_1; it reads _sw_open_0) before its
+    windows; its commit keeps no runs to read again."""
+    run = SteadyRun("session", "4.3.0", emit_policy="final")
+    table = f"file:/w/{SCHEMA}.db/click_sessions"
+    statements = run.trips[-1][1].removeprefix("BEGIN\n").removesuffix(";\nEND").split(";\n")
+    flat = [" ".join(statement.split()) for statement in statements]
+    assert flat[0].startswith(f"insert overwrite directory '{table}/_sw_open_1' using parquet")
+    assert f"from parquet.`{table}/_sw_open_0`" in flat[0]
+    assert flat[1].startswith(f"insert overwrite directory '{table}/batch_id=7' using parquet")
+    assert flat[2].startswith("insert into spark_windows.click_sessions__state") and "open_input" not in flat[2]
+    assert len(statements) == 4

@@ -29,7 +29,7 @@ select
     {{ spark_windows._sw_us_literal(plan.run_us) }},
     '{{ pending.identifier if plan.rewrite else '' }}',
     '{{ fingerprint }}',
-    {{ spark_windows._sw_string_literal(tojson(spark_windows._sw_incremental_stored_settings(cfg, time_zone, plan.get('input_snapshot')), sort_keys=true)) }},
+    {{ spark_windows._sw_string_literal(tojson(spark_windows._sw_incremental_stored_settings(cfg, time_zone, plan.get('input_snapshot'), plan.get('open_input')), sort_keys=true)) }},
     {{ spark_windows._sw_string_literal(arrival_counts) }}
 {%- if plan.rewrite %}
 from {{ pending }}

@@ -199,7 +199,7 @@
     {%- set durations = ['watermark_delay', 'allowed_lateness', 'partition_size'] -%}
     {%- set changes = [] -%}
     {%- if stored is mapping -%}
-        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | reject('in', ['input_snapshot', 'session_time_zone', 'staging_tables']) | sort -%}
+        {%- for key in (settings.keys() | list + stored.keys() | list) | unique | reject('in', ['input_snapshot', 'open_input', 'session_time_zone', 'staging_tables']) | sort -%}
             {%- set old = stored.get(key) -%}
             {%- set value = settings.get(key) -%}
             {%- if key in durations and old is string and value is string -%}
@@ -320,9 +320,10 @@
     in (`zone`; _sw_incremental_check_stored_zone), where the run read it, how its staging
     tables are named (staging_tables 'by_batch', _sw_incremental_settle_staging) and with
     iceberg_input the input's snapshot the run read up to (`input_snapshot`,
-    _sw_incremental_check_snapshots); the last three are the run's, not the model's (the
-    refusal of a changed setting names none of them). -#}
-{% macro _sw_incremental_stored_settings(cfg, zone=none, input_snapshot=none) %}
+    _sw_incremental_check_snapshots), with emit_policy='final' the runs the next one reads again
+    (`open_input`, _sw_incremental_final_reread); the last four are the run's, not the model's
+    (the refusal of a changed setting names none of them). -#}
+{% macro _sw_incremental_stored_settings(cfg, zone=none, input_snapshot=none, open_input=none) %}
     {%- set stored = {'staging_tables': 'by_batch'} -%}
     {%- do stored.update(cfg.settings) -%}
     {%- if zone is not none -%}
@@ -330,6 +331,9 @@
     {%- endif -%}
     {%- if input_snapshot is not none -%}
         {%- do stored.update({'input_snapshot': input_snapshot}) -%}
+    {%- endif -%}
+    {%- if open_input is not none -%}
+        {%- do stored.update({'open_input': open_input}) -%}
     {%- endif -%}
     {{ return(stored) }}
 {% endmacro %}

@@ -4,11 +4,17 @@
     the windows still open (the open rows), and computes from them and its new rows the windows
     that close.
 
-    The model's table is partitioned by batch_id. A run writes three folders, then commits:
-      open rows   <table folder>/_sw_open_<batch_id % 2>: the rows of every window (session) still
-                  open under the run's watermark, each as a struct __sw_row of the model's
-                  columns; the next run reads them. Two folders take turns, so a run never
-                  writes the folder the last commit's open rows are in.
+    Tumble, hop and cumulate read the open rows again from the input: each commit keeps, in its
+    config, the runs whose rows may still be in an open window (their files with input_file_col,
+    else the ingestion time they start after), with their latest event time that is not late
+    (_sw_incremental_final_reread). Sessions cannot tell which rows an open session holds
+    without computing it: a session run writes them.
+
+    The model's table is partitioned by batch_id. A run writes up to three folders, then commits:
+      open rows   (sessions) <table folder>/_sw_open_<batch_id % 2>: the rows of every session
+                  still open under the run's watermark, each as a struct __sw_row of the
+                  model's columns; the next run reads them. Two folders take turns, so a run
+                  never writes the folder the last commit's open rows are in.
       late rows   <late folder>/batch_id=<batch_id>, when the run has late rows.
       windows     <table folder>/batch_id=<batch_id>: the windows that close.
     After the commit the table and the late table take those folders as partitions, by
@@ -58,13 +64,27 @@ options ({{ spark_windows._sw_commit_algorithm_option() }})
 {%- endmacro %}
 
 
-{#- The common table expressions of a final run: the last commit's open rows (__sw_open, with
-    sessions' marks), the new rows (__sw_new), and the rows the windows are computed from
-    (__sw_rows: the open rows and the new rows that are not late, in the model's columns).
-    `open_last`: the folder of the last commit's open rows (none on a first run). -#}
+{#- The common table expressions of a final run: the new rows (__sw_new) and the rows the windows
+    are computed from (__sw_rows: the open rows and the new rows that are not late, in the
+    model's columns). Tumble, hop, cumulate: the input the run reads again (plan.reread) and its
+    new rows, in one read. Sessions: the last commit's open rows (__sw_open, with the marks;
+    `open_last`: their folder, none on a first run) and the new rows. -#}
 {% macro _sw_incremental_final_ctes(cfg, model_sql, plan, open_last) -%}
     {%- set ts_us = spark_windows._sw_ts_us('__sw_a.' ~ cfg.time_col) -%}
     {%- set touch = spark_windows._sw_incremental_final_may_touch(cfg, plan, open_last) -%}
+    {%- set not_late = '__sw_a.' ~ cfg.time_col ~ ' is not null and not ' ~ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us, ts_us) -%}
+{%- if not cfg.session -%}
+with __sw_new as (
+    {{ spark_windows._sw_incremental_input_sql(cfg, model_sql, plan, 'run') }}
+),
+
+__sw_rows as (
+    select * from (
+        {{ spark_windows._sw_incremental_final_reread_sql(cfg, model_sql, plan) }}
+    ) as __sw_a
+    where {{ not_late }}
+)
+{%- else -%}
 with
 {%- if open_last %} __sw_open as (
     select * from parquet.`{{ open_last }}`
@@ -91,9 +111,79 @@ __sw_rows as (
     left anti join __sw_marks as __sw_b
         on {{ spark_windows._sw_incremental_group_match(cfg, '__sw_b.__sw_row.') }} and {{ ts_us }} <= unix_micros(__sw_b.__sw_closed_end)
     {%- endif %}
-    where __sw_a.{{ cfg.time_col }} is not null and not {{ spark_windows._sw_incremental_is_late(cfg, plan.watermark_prev_us, ts_us) }}
+    where {{ not_late }}
 )
+{%- endif %}
 {%- endmacro %}
+
+
+{#- Tumble, hop, cumulate: the input rows a run reads, in one read: those of the runs whose rows
+    may still be in an open window (plan.reread) and its own. With input_file_col their files
+    (named: Spark opens no other), else the ingestion times after the earliest such run's start
+    up to the run's newest. After a first commit, only rows a window still open under W_prev can
+    hold: their time after W_prev - allowed_lateness - size, a bound Spark checks against each
+    file's statistics. -#}
+{% macro _sw_incremental_final_reread_sql(cfg, model_sql, plan) -%}
+    {%- set pieces = plan.get('reread') or [] -%}
+    {%- if cfg.file_col is not none -%}
+        {%- set files = [] -%}
+        {%- for piece in pieces -%}
+            {%- do files.extend(piece.files) -%}
+        {%- endfor -%}
+        {%- do files.extend(plan.run_files or []) -%}
+    select *
+    from (
+        {{ model_sql }}
+    ) as __sw_input
+    where {{ cfg.file_col ~ ' in (' ~ spark_windows._sw_incremental_file_literals(files | unique | sort) ~ ')' if files else 'false' }}
+    {%- else -%}
+        {%- set afters = [plan.after_us] + pieces | map(attribute='after_us') | list -%}
+        {{ spark_windows._sw_incremental_arrivals(cfg, model_sql, none if none in afters else afters | min, plan.until_us) }}
+    {%- endif %}
+    {%- if plan.watermark_prev_us is not none %}
+        and {{ cfg.time_col }} > {{ spark_windows._sw_us_literal(plan.watermark_prev_us - cfg.lateness_us - cfg.spec.size_us) }}
+    {%- endif %}
+{%- endmacro %}
+
+
+{#- Tumble, hop, cumulate: the runs whose rows the next run reads again, for the commit to keep:
+    of the runs the last commit kept (plan.reread) and this one, those whose latest time that is
+    not late (max_update_us) has a window still open under the run's watermark W. A run: its
+    files ({files, max_update_us}) with input_file_col, else the ingestion time it starts after
+    ({after_us, max_update_us}; none for a first run). -#}
+{% macro _sw_incremental_final_reread(cfg, plan) %}
+    {%- set run = {'files': plan.run_files or []} if cfg.file_col is not none else {'after_us': plan.after_us} -%}
+    {%- do run.update({'max_update_us': plan.max_update_us}) -%}
+    {%- set kept = [] -%}
+    {%- for piece in (plan.get('reread') or []) + [run] if piece.max_update_us is not none -%}
+        {%- set step = cfg.spec.pane_us if cfg.spec.type == 'hop' else cfg.spec.size_us -%}
+        {%- set last_end = piece.max_update_us - (piece.max_update_us - cfg.spec.offset_us) % step + cfg.spec.size_us -%}
+        {%- if plan.watermark_us is none or last_end + cfg.lateness_us > plan.watermark_us -%}
+            {%- do kept.append(piece) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(kept) }}
+{% endmacro %}
+
+
+{#- Tumble, hop, cumulate with input_file_col: the runs the last commit kept must still be in the
+    input (`plan.processed_files`: the processed files the listing found). A file removed while
+    its rows are in a window still open would leave that window short of them: refused. -#}
+{% macro _sw_incremental_final_check_reread(cfg, plan) %}
+    {%- set missing = [] -%}
+    {%- for piece in plan.get('reread') or [] if cfg.file_col is not none -%}
+        {%- for file in piece.files if file not in plan.processed_files -%}
+            {%- do missing.append(file) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {%- if missing -%}
+        {{ exceptions.raise_compiler_error(
+            "windowed_incremental: with emit_policy='final' a run reads the rows of the windows still open again from their input files, "
+            ~ "and " ~ missing | join(', ') ~ (" was" if missing | length == 1 else " were") ~ " removed from the input. Keep a file "
+            ~ "until allowed_lateness after the watermark passed its rows (or put it back), or run the model with --full-refresh. "
+            ~ "This run changed nothing.") }}
+    {%- endif -%}
+{% endmacro %}
 
 
 {#- The windows of `relation` (window_aggregate) as __sw_windows, a CTE to follow those of
@@ -125,8 +215,8 @@ where unix_micros(window_end) + {{ cfg.lateness_us }} <= {{ plan.watermark_us }}
 {%- endmacro %}
 
 
-{#- The open rows after this run, as struct __sw_row, and (sessions) the marks. Fixed windows: the
-    rows whose last window is still open under the run's watermark W. Sessions, in one pass over
+{#- Sessions: the open rows after this run, as struct __sw_row, and the marks (before the first
+    watermark, every row). In one pass over
     each group's rows in time order: a row is its session's last when the next row is more than
     gap after it (or there is none), and that session is closed when its end (the row's time +
     gap) plus allowed_lateness is at or before W. Sessions follow one another, so the open rows
@@ -171,9 +261,6 @@ where unix_micros(__sw_closed_end) + {{ cfg.lateness_us + gap }} > {{ w }}
 
 select struct(__sw_a.*) as __sw_row, cast(null as timestamp) as __sw_closed_end
 from __sw_rows as __sw_a
-{%- if w is not none %}
-where {{ spark_windows._sw_last_window_end_us(ts_us, cfg.spec) }} + {{ cfg.lateness_us }} > {{ w }}
-{%- endif %}
 {%- endif %}
 {%- endmacro %}
 
@@ -254,18 +341,27 @@ from (
 
 
 {#- Steps 3 to 5 of a final run of batch `batch_id`: on a first run the tables are created first
-    (the folders are read from them); then, sent together, the open rows, the late rows, the
-    windows that close, the commit and the partitions made visible. `commit`: what the commit
-    row holds besides the plan ({new_rows, fingerprint, arrival_counts, time_zone}); its
-    late_rows are counted in the folder the run wrote them to (sessions find some only then). -#}
+    (the folders are read from them); then, sent together, the open rows (sessions), the late
+    rows, the windows that close, the commit and the partitions made visible. `commit`: what
+    the commit row holds besides the plan ({new_rows, fingerprint, arrival_counts, time_zone});
+    its late_rows are counted in the folder the run wrote them to (sessions find some only
+    then), and its config keeps the runs the next one reads again (tumble, hop, cumulate:
+    open_input, _sw_incremental_final_reread). -#}
 {% macro _sw_incremental_final_run(cfg, model_sql, tables, plan, state, batch_id, commit, clauses, format, own_folders, session) %}
+    {%- set stored = fromjson(state.config) if state.batch_id > 0 and state.config else {} -%}
+    {%- set plan = plan.copy() -%}
+    {%- do plan.update({'reread': stored.get('open_input') or []}) -%}
+    {%- do spark_windows._sw_incremental_final_check_reread(cfg, plan) -%}
     {%- set created = spark_windows._sw_incremental_final_create_statements(cfg, model_sql, tables, plan, clauses, format, own_folders) -%}
     {%- if created -%}
         {%- do run_query(spark_windows._sw_incremental_send(session, created)) -%}
     {%- endif -%}
     {%- set folders = spark_windows._sw_incremental_final_folders(tables.final, tables.late, batch_id) -%}
-    {%- set open_last = folders.open_last if state.batch_id > 0 else none -%}
-    {%- set writes = [spark_windows._sw_incremental_folder_sql(folders.open_next, spark_windows._sw_incremental_open_rows_sql(cfg, model_sql, plan, open_last))] -%}
+    {%- set open_last = folders.open_last if state.batch_id > 0 and cfg.session else none -%}
+    {%- set writes = [] -%}
+    {%- if cfg.session -%}
+        {%- do writes.append(spark_windows._sw_incremental_folder_sql(folders.open_next, spark_windows._sw_incremental_open_rows_sql(cfg, model_sql, plan, open_last))) -%}
+    {%- endif -%}
     {%- set late = spark_windows._sw_incremental_final_may_be_late(cfg, plan, open_last) -%}
     {%- if late -%}
         {%- do writes.append(spark_windows._sw_incremental_folder_sql(folders.late, spark_windows._sw_incremental_final_late_sql(cfg, model_sql, plan, open_last))) -%}
@@ -274,7 +370,8 @@ from (
     {%- do writes.extend(spark_windows._sw_incremental_create_statements(tables.state,
         spark_windows._sw_incremental_state_ddl(tables.state, clauses.state, format), own_folders)) -%}
     {%- set counted = plan.copy() -%}
-    {%- do counted.update({'rewrite': false, 'late_rows': '(select count(*) from parquet.`' ~ folders.late ~ '`)' if late else 0}) -%}
+    {%- do counted.update({'rewrite': false, 'late_rows': '(select count(*) from parquet.`' ~ folders.late ~ '`)' if late else 0,
+        'open_input': none if cfg.session else spark_windows._sw_incremental_final_reread(cfg, plan)}) -%}
     {%- do writes.append(spark_windows._sw_incremental_commit_sql(cfg, tables.state, batch_id, counted, commit.new_rows, none,
         commit.fingerprint, commit.arrival_counts, commit.time_zone)) -%}
     {%- set last = spark_windows._sw_incremental_final_last_batches(state) -%}
