@@ -3,8 +3,10 @@
 -- its final values, and never rewritten (Flink's default trigger with its late rows kept aside,
 -- Structured Streaming's append mode). Each row carries the batch_id of the run that appended
 -- it; a downstream incremental model reads the new batches only
--- (sensor_vehicles_busy_windows). The readings of open windows are kept in the table's folder
--- until their last window closes; readings later than that go to __late.
+-- (sensor_vehicles_busy_windows). Each run reads the readings of the windows still open again
+-- from the input; readings later than allowed_lateness go to __late. Its tables are
+-- Parquet tables on every target: a final run appends by adding the folder it wrote as a
+-- partition.
 {{ config(
     materialized='windowed_incremental',
     time_col='reading_ts',
@@ -15,6 +17,7 @@
     watermark_delay='5 minutes',
     allowed_lateness='2 minutes',
     emit_policy='final',
+    file_format='parquet',
     partition_size='15 minutes'
 ) }}
 
