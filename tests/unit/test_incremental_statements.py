@@ -436,7 +436,7 @@ def test_a_steady_session_run_on_spark_3_5_sends_twenty_seven_statements():
 def test_a_staging_table_a_killed_attempt_left_is_found_by_name_and_dropped_before_the_run_stages():
     """Staging tables are named by batch: after commit 6 only `__pending_6` (named by the commit)
     and `__pending_7` (an attempt that did not commit) can be left, and dbt's listing says which
-    are. `__pending_7` is dropped through the adapter (out of dbt's cache), with the batch's late
+    are. `__pending_7` is dropped with its files (and out of dbt's cache), with the batch's late
     rows; then the run creates its own `__pending_7`, in its script. No listing statement."""
     run = SteadyRun("tumble", "4.3.0", left=("sensor_vehicles__pending_7",))
     assert_trips(
@@ -444,7 +444,7 @@ def test_a_staging_table_a_killed_attempt_left_is_found_by_name_and_dropped_befo
         [
             ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
             ("run_query", "alter table spark_windows.sensor_vehicles__late drop if exists partition (batch_id = 7)"),
-            ("drop_relation", "drop spark_windows.sensor_vehicles__pending_7"),
+            ("run_query", "drop table if exists spark_windows.sensor_vehicles__pending_7 purge"),
             ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_7"),
         ],
     )
@@ -464,7 +464,7 @@ def test_after_a_commit_of_0_2_0_the_models_staging_tables_are_listed_once():
             ("run_query", "select __sw_scan.*, __sw_last.* from ( select 'hour' as part"),
             ("run_query", "show tables in spark_windows like 'sensor_vehicles__pending_*'"),
             ("run_query", "alter table spark_windows.sensor_vehicles__late drop if exists partition (batch_id = 7)"),
-            ("drop_relation", f"drop spark_windows.{left}"),
+            ("run_query", f"drop table if exists spark_windows.{left} purge"),
             ("main", "BEGIN … drop table if exists spark_windows.sensor_vehicles__pending_7"),
         ],
     )

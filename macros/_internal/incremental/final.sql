@@ -35,14 +35,21 @@
     (the last commit's open rows; none before the first commit)}. The locations are dbt's
     listing's, else `describe`'s (a table the run created). -#}
 {% macro _sw_incremental_final_folders(final, late, batch_id) %}
-    {%- set table = (spark_windows._sw_cached_table(final) or spark_windows._sw_describe_table(final)).location -%}
-    {%- set late_table = (spark_windows._sw_cached_table(late) or spark_windows._sw_describe_table(late)).location -%}
+    {%- set table = spark_windows._sw_incremental_table_location(final) -%}
+    {%- set late_table = spark_windows._sw_incremental_table_location(late) -%}
     {{ return({
         'final': table ~ '/batch_id=' ~ batch_id,
         'late': late_table ~ '/batch_id=' ~ batch_id,
         'open_next': table ~ '/_sw_open_' ~ batch_id % 2,
         'open_last': table ~ '/_sw_open_' ~ (batch_id - 1) % 2 if batch_id > 1 else none,
     }) }}
+{% endmacro %}
+
+
+{#- The folder of a table: as dbt listed it, else as `describe` gives it. -#}
+{% macro _sw_incremental_table_location(relation) %}
+    {%- set cached = spark_windows._sw_cached_table(relation) -%}
+    {{ return(cached.location if cached is not none and cached.location else spark_windows._sw_describe_table(relation).location) }}
 {% endmacro %}
 
 

@@ -149,14 +149,12 @@ where false
 
 
 {#- Drops a table of the model through dbt's relation cache, which _sw_incremental_create_statements
-    reads. An Iceberg table is dropped with PURGE, its files with it: Spark's DROP TABLE of an
-    Iceberg table keeps them, and each run's staging table would leave its files behind (on a
-    file system its empty folders stay). -#}
+    reads, with PURGE: its files go with it. Spark's DROP TABLE of an Iceberg table keeps them,
+    and each run's staging table would leave its files behind (on a file system its empty
+    folders stay); Iceberg's session catalog keeps the folder of a managed Parquet table too,
+    where a --full-refresh could not make the table again. A table with a LOCATION keeps its
+    files either way. -#}
 {% macro _sw_incremental_drop_table(cfg, relation) %}
-    {%- if not spark_windows._sw_incremental_is_iceberg_table(cfg, relation) -%}
-        {%- do adapter.drop_relation(relation) -%}
-        {{ return(none) }}
-    {%- endif -%}
     {%- do run_query(spark_windows._sw_incremental_drop_sql(relation, purge=true)) -%}
     {%- do adapter.cache_dropped(relation) -%}
 {% endmacro %}
