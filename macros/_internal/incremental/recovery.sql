@@ -145,8 +145,9 @@ on true
     its staging table by dbt's invocation id: where the last commit does not say that staging
     tables are named by batch (_sw_incremental_stored_settings), and where there is no commit
     (--full-refresh, a first run: any batch's may be left), the schema's staging tables of the
-    model are listed. Each is dropped through dbt's cache (adapter.drop_relation), which the
-    creation of the run's own reads (_sw_incremental_create_statements). -#}
+    model are listed. Each is dropped with its files and out of dbt's cache
+    (_sw_incremental_drop_table), which the creation of the run's own reads
+    (_sw_incremental_create_statements). -#}
 {% macro _sw_incremental_settle_staging(cfg, target, state) %}
     {%- set stored = fromjson(state.config) if state.config else none -%}
     {%- set names = [] -%}

@@ -23,8 +23,8 @@ where false
 
 {#- The statements that create `relation` with `create_sql` (a CREATE TABLE IF NOT EXISTS ... AS
     SELECT of _sw_incremental_create_sql or _sw_incremental_state_ddl); none when dbt's relation
-    cache holds it (listed when dbt started; the run's own drops go through adapter.drop_relation,
-    which updates it): Spark analyses the whole SELECT even when the table exists. Under a
+    cache holds it (listed when dbt started; the run's own drops update it:
+    _sw_incremental_drop_table): Spark analyses the whole SELECT even when the table exists. Under a
     location_root (`own_folder`) the table's folder (`<root>/<table>`) may hold the files of the
     table a --full-refresh (or a kill inside a DROP TABLE) dropped: dropping a table with a
     LOCATION leaves its files. A staging table written in its run's folder
