@@ -158,13 +158,19 @@ class Relation(dict):
     warehouse (none: the relation is not built yet), each a name or a (name, Spark type) pair;
     `is_cte` marks an ephemeral model. As dbt's relations, `incorporate` gives a copy with an
     `event_time_filter` (a mapping of field_name, start, end: microbatch, --sample) or a `limit`
-    (--empty), and such a relation renders as the subquery dbt writes."""
+    (--empty), and such a relation renders as the subquery dbt writes. `statistics` are what
+    Spark keeps of the table after ANALYZE TABLE, as DESCRIBE TABLE EXTENDED shows them: "rows"
+    (the row count; none: never analyzed) and, by column name, info name -> value (min, max,
+    distinct_count, ...)."""
 
-    def __init__(self, name: str, columns=(), is_cte: bool = False, event_time_filter=None, limit=None):
+    def __init__(
+        self, name: str, columns=(), is_cte: bool = False, event_time_filter=None, limit=None, statistics=None
+    ):
         super().__init__(metadata={"type": "SparkRelation"})
         self.name = name
         self.columns = list(columns)
         self.is_cte = is_cte
+        self.statistics = dict(statistics or {})
         self.event_time_filter = event_time_filter
         self.limit = limit
 
@@ -173,7 +179,7 @@ class Relation(dict):
         return self.name.split(".")[-1]
 
     def incorporate(self, **changes) -> Relation:
-        kept = {"event_time_filter": self.event_time_filter, "limit": self.limit}
+        kept = {"event_time_filter": self.event_time_filter, "limit": self.limit, "statistics": self.statistics}
         kept.update(changes)
         return Relation(self.name, self.columns, self.is_cte, **kept)
 
@@ -200,6 +206,7 @@ class _Adapter:
         self._renderer = renderer
         self._type = adapter_type
         self.introspected: list[str] = []  # relations whose columns were looked up, in order
+        self.tables: dict[str, Relation] = {}  # those relations by name, for DESCRIBE TABLE EXTENDED
         # what dbt's relation cache holds, by identifier (a test fills it; empty: nothing listed)
         self.listed: dict[str, SimpleNamespace] = {}
         self.dropped: list[str] = []  # relations dropped through the adapter, in order
@@ -209,6 +216,7 @@ class _Adapter:
 
     def get_columns_in_relation(self, relation: Relation) -> list:
         self.introspected.append(str(relation))
+        self.tables[relation.name] = relation
         return [
             SimpleNamespace(name=column, dtype=None)
             if isinstance(column, str)
@@ -244,18 +252,46 @@ class _Adapter:
         )
 
 
-def _query_table(sql: str, spark_version: str, expression_types: dict[str, str] | None):
+def _query_table(sql: str, spark_version: str, expression_types: dict[str, str] | None, tables: dict):
     """What dbt's run_query returns for the queries macros ask while compiling: `select version()`
-    (Spark's "4.3.0 <commit>"), and DESCRIBE QUERY of one expression over a relation: the type the
+    (Spark's "4.3.0 <commit>"), DESCRIBE QUERY of one expression over a relation: the type the
     test gives for that expression in `expression_types`, or a day-time interval for any
-    expression when the test gives none (a session gap's type, which most tests do not vary)."""
+    expression when the test gives none (a session gap's type, which most tests do not vary), and
+    DESCRIBE TABLE EXTENDED of a table whose columns were looked up (`tables`), or of one of its
+    columns, with the table's statistics."""
     if sql.strip().lower() == "select version()":
         return SimpleNamespace(rows=[(f"{spark_version} 0123abc",)])
+    table = re.fullmatch(r"describe table extended (\S+)(?: (\S+))?", sql.strip())
+    if table and table.group(1) in tables:
+        return _described_table(tables[table.group(1)], table.group(2))
     described = re.fullmatch(r"describe query select \((.*)\) as __sw_value from \S+ as __sw_source", sql.strip(), re.S)
     if described and (expression_types is None or described.group(1) in expression_types):
         data_type = "interval day to second" if expression_types is None else expression_types[described.group(1)]
         return SimpleNamespace(rows=[("__sw_value", data_type, None)])
     raise AssertionError(f"a macro ran a query while compiling: {sql}")
+
+
+def _described_table(relation: Relation, column: str | None):
+    """DESCRIBE TABLE EXTENDED's rows as Spark prints them: of the table (its columns, then its
+    details, with a `Statistics` row of its size and, once analyzed, its row count), or of one
+    column (info name, value; 'NULL' where not analyzed)."""
+    statistics = relation.statistics
+    types = {c: None for c in relation.columns if isinstance(c, str)} | dict(
+        c for c in relation.columns if not isinstance(c, str)
+    )
+    if column is None:
+        rows = [(name, data_type, None) for name, data_type in types.items()]
+        rows += [("", "", ""), ("# Detailed Table Information", "", ""), ("Table", relation.identifier, "")]
+        rows.append(
+            ("Statistics", f"4096 bytes, {statistics['rows']} rows" if "rows" in statistics else "4096 bytes", "")
+        )
+        return SimpleNamespace(rows=rows)
+    name = column.strip("`")
+    data_type = types[name]
+    found = {"col_name": name, "data_type": data_type, "comment": "NULL"}
+    for info in ["min", "max", "num_nulls", "distinct_count", "avg_col_len", "max_col_len", "histogram"]:
+        found[info] = statistics.get(name, {}).get(info, "NULL")
+    return SimpleNamespace(rows=list(found.items()))
 
 
 class _Sandbox(jinja2.sandbox.SandboxedEnvironment):
@@ -292,6 +328,7 @@ class MacroRenderer:
         self.materializations: dict[str, Block] = {}
         self.packages: dict[str, dict[str, object]] = {PACKAGE: self.macros}
         self.search_order = dict(dispatch or {})
+        adapter = _Adapter(self, adapter_type)
         self.env.globals.update(
             {
                 "return": _return,
@@ -300,7 +337,7 @@ class MacroRenderer:
                 "modules": SimpleNamespace(
                     re=re, datetime=datetime, pytz={name: getattr(pytz, name) for name in pytz.__all__}
                 ),
-                "adapter": _Adapter(self, adapter_type),
+                "adapter": adapter,
                 # dbt's tojson (json.dumps; its `default` is left out)
                 "tojson": lambda value, sort_keys=False: json.dumps(value, sort_keys=sort_keys),
                 # dbt's fromjson (json.loads)
@@ -310,7 +347,7 @@ class MacroRenderer:
                 # dbt's run_query, for the queries macros ask while compiling: Spark's version,
                 # and the type of an expression (``expression_types``: expression -> Spark type; {} for
                 # none: any such query fails the test)
-                "run_query": lambda sql: _query_table(sql, spark_version, expression_types),
+                "run_query": lambda sql: _query_table(sql, spark_version, expression_types, adapter.tables),
                 PACKAGE: SimpleNamespace(),
             }
         )

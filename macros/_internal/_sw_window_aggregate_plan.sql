@@ -67,8 +67,10 @@
 {#- What window_aggregate does for `spec` and `aggs`: {plan, why}. `plan` (the analyst's, which
     wins) or `agg_phase_strategy` ('one_phase' or 'two_phase': the pane plan in one or two
     phases) name it; else it is chosen from what is known when the model compiles (`why` says
-    what; `types`: the input's column types, where known). Tumbling windows and sessions have one plan each (why empty). -#}
-{% macro _sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, macro_name, types={}) %}
+    what; `types`: the input's column types, where known; `input`: {relation, time_col, keys},
+    whose statistics are read where the choice needs them). Tumbling windows and sessions have
+    one plan each (why empty). -#}
+{% macro _sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, macro_name, types={}, input=none) %}
     {%- set strategy = spark_windows._sw_agg_phase_strategy(agg_phase_strategy, macro_name) if agg_phase_strategy is not none else none -%}
     {%- set accepted = ['one_phase', 'two_phase', 'row_copy', 'spark_window'] -%}
     {%- if plan is not none and (plan is not string or plan | lower not in accepted) -%}
@@ -106,35 +108,56 @@
     {%- if plan is not none or strategy is not none -%}
         {{ return({'plan': plan or strategy, 'why': 'given'}) }}
     {%- endif -%}
-    {{ return(spark_windows._sw_window_aggregate_default(spec, aggs, types)) }}
+    {{ return(spark_windows._sw_window_aggregate_default(spec, aggs, types, input)) }}
 {% endmacro %}
 
 
 {#- The plan window_aggregate chooses for an aligned hop or cumulate window of mergeable
     aggregates when the model names none, from what is known when the model compiles: how many
-    windows hold each row, the aggregates, and the input's column types where it is a table
-    (`types`, lower-case name: type). A row of a hop is in size / slide windows: at two, copying
-    each row into both windows and grouping (the row-copy plan) costs less than making panes and
-    merging them two by two, for counts, sums, minima and maxima alike; from three on, and for
-    distinct counts and sketches, the pane plan is the fastest or near it. Only aggregates whose
-    type and value are the same in every plan take the row-copy plan: count, min, max, and sum of
-    an integer column (a decimal sum keeps another scale, avg adds in double). A cumulating window
-    merges its panes by a running frame. Panes are added after the shuffle (one phase): the rows
-    per group and slide, which tell when two phases pay, are not known when the model compiles
-    (docs/benchmarks.md, "Few windows per row"). -#}
-{% macro _sw_window_aggregate_default(spec, aggs, types={}) %}
+    windows hold each row, the aggregates, the input's column types where it is a table (`types`,
+    lower-case name: type) and the rows per group and slide where Spark keeps statistics of it
+    (`input`: _sw_rows_per_group_and_slide). Measured in docs/benchmarks.md, "Few windows per row":
+    - A row of a hop of two windows per row: copying it into both windows and grouping costs less
+      than making panes and merging them two by two. Only aggregates whose type and value are the
+      same in every plan qualify: count, min, max, count(distinct), and sum of an integer column
+      (a decimal sum keeps another scale, avg adds in double). Counts, sums and extremes copy rows
+      (the row-copy plan); a count(distinct) groups by Spark's window(), which expands the rows in
+      Spark's own plan, unless the statistics show dense groups (two phases).
+    - Otherwise the pane plan: in two phases where a group holds at least
+      _sw_two_phase_rows_per_group_and_slide() rows per slide (each task's rows are added into
+      panes before the shuffle, which then carries a row per group and pane, not per row); in one
+      phase when it holds fewer or nothing tells. -#}
+{% macro _sw_window_aggregate_default(spec, aggs, types={}, input=none) %}
     {%- set integral = ['tinyint', 'smallint', 'int', 'bigint'] -%}
     {%- set same = [] -%}
     {%- for agg in aggs -%}
-        {%- if agg.kind in ['count_star', 'count', 'min', 'max']
+        {%- if agg.kind in ['count_star', 'count', 'min', 'max', 'count_distinct']
             or (agg.kind == 'sum' and types.get(spark_windows._sw_column_key(agg.arg)) in integral) -%}
             {%- do same.append(agg.name) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if spec.type == 'hop' and spec.panes_per_window == 2 and same | length == aggs | length -%}
-        {{ return({'plan': 'row_copy', 'why': '2 windows per row'}) }}
+    {%- set distinct = aggs | selectattr('kind', 'equalto', 'count_distinct') | list | length > 0 -%}
+    {%- set windows = spec.panes_per_window ~ ' windows per row' if spec.type == 'hop' else 'cumulate' -%}
+    {%- set two_rows = spec.type == 'hop' and spec.panes_per_window == 2 and same | length == aggs | length -%}
+    {%- if two_rows and not distinct -%}
+        {{ return({'plan': 'row_copy', 'why': windows}) }}
     {%- endif -%}
-    {{ return({'plan': 'one_phase', 'why': (spec.panes_per_window ~ ' windows per row' if spec.type == 'hop' else 'cumulate')}) }}
+    {%- set density = spark_windows._sw_rows_per_group_and_slide(input['relation'], input['time_col'], input['keys'], spec.pane_us) if input else none -%}
+    {%- set known = '; ' ~ ('%.1f' | format(density)) ~ ' rows per group and slide' if density is not none else '' -%}
+    {%- if density is not none and density >= spark_windows._sw_two_phase_rows_per_group_and_slide() -%}
+        {{ return({'plan': 'two_phase', 'why': windows ~ known}) }}
+    {%- endif -%}
+    {%- if two_rows -%}
+        {{ return({'plan': 'spark_window', 'why': windows ~ known}) }}
+    {%- endif -%}
+    {{ return({'plan': 'one_phase', 'why': windows ~ known}) }}
+{% endmacro %}
+
+
+{#- The rows per group and slide from which the pane plan takes two phases by default (docs/benchmarks.md,
+    "Few windows per row": the shapes measured on both sides of it). -#}
+{% macro _sw_two_phase_rows_per_group_and_slide() %}
+    {{ return(12) }}
 {% endmacro %}
 
 

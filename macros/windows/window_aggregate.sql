@@ -37,12 +37,14 @@
             name ~ ": time_zone ('" ~ time_zone ~ "') is for tumble, hop and cumulate windows, which start at wall-clock times; "
             ~ "a session window starts at its first row and lasts until a gap, whatever the zone: leave time_zone out") }}
     {%- endif -%}
+    {#- the statistics are the table's, whatever part of it a batch reads -#}
+    {%- set input = {'relation': relation, 'time_col': time_col, 'keys': keys} -%}
     {%- if spec.type == 'session' -%}
         {%- do spark_windows._sw_refuse_in_microbatch(name, "a session lasts as long as its rows keep coming, across any batch's edges") -%}
     {%- else -%}
         {%- set relation = spark_windows._sw_batch_input(relation, time_col, spec.size_us, name, mode) -%}
     {%- endif -%}
-    {%- set choice = spark_windows._sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, name, spark_windows._sw_column_types(described)) -%}
+    {%- set choice = spark_windows._sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, name, spark_windows._sw_column_types(described), input) -%}
     {%- if mode.kind == 'instant' -%}
         {{ return(spark_windows._sw_batch_output(spark_windows._sw_window_aggregate_plan(relation, time_col, spec, keys, aggs, columns, choice))) }}
     {%- endif -%}

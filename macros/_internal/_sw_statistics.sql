@@ -1,0 +1,86 @@
+{#- How many rows `relation` holds per group and slide, by Spark's statistics of the table, for
+    windows that slide every `slide_us`: rows / (groups x slides), none when any of it is unknown
+    (a query, a CTE, a table never analyzed). `analyze table t compute statistics for columns
+    <time_col>, <key>, ...` keeps what it takes: the row count, the time column's min and max (the
+    slides: the span over slide_us, plus one) and each key's distinct count (the groups: their
+    product, at most the rows; an upper bound where keys go together, so the figure is never
+    larger than the data's). 0 rows counts as unknown (what CREATE TABLE AS SELECT leaves). One
+    DESCRIBE a table without a row count, two plus one a key otherwise, when the model compiles. -#}
+{% macro _sw_rows_per_group_and_slide(relation, time_col, keys, slide_us) %}
+    {%- if not execute or not spark_windows._sw_is_table(relation) -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set table = spark_windows._sw_unfiltered(relation) -%}
+    {%- set rows = spark_windows._sw_table_row_count(table) -%}
+    {%- if not rows -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set time = spark_windows._sw_column_statistics(table, time_col) -%}
+    {%- set span_us = spark_windows._sw_statistics_span_us(time.get('min'), time.get('max')) -%}
+    {%- if span_us is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set counts = [] -%}
+    {%- for key in keys -%}
+        {%- do counts.append(spark_windows._sw_whole_number(spark_windows._sw_column_statistics(table, key).get('distinct_count'))) -%}
+    {%- endfor -%}
+    {%- if none in counts -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set groups = namespace(n=1) -%}
+    {%- for count in counts -%}
+        {%- set groups.n = groups.n * [count, 1] | max -%}
+    {%- endfor -%}
+    {%- set slides = span_us // slide_us + 1 -%}
+    {{ return(rows / ([groups.n, rows] | min * slides)) }}
+{% endmacro %}
+
+
+{#- The row count Spark keeps for `table` (DESCRIBE TABLE EXTENDED's `Statistics` row, "N bytes,
+    M rows"), none when it keeps none (never analyzed, or analyzed with NOSCAN). A table that
+    CREATE TABLE AS SELECT made shows 0 rows until it is analyzed. -#}
+{% macro _sw_table_row_count(table) %}
+    {%- set found = namespace(rows=none) -%}
+    {%- for row in run_query('describe table extended ' ~ table).rows -%}
+        {%- set counted = modules.re.fullmatch('[0-9]+ bytes, ([0-9]+) rows', row[1] | string | trim) -%}
+        {%- if (row[0] | string | trim) == 'Statistics' and counted -%}
+            {%- set found.rows = counted.group(1) | int -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(found.rows) }}
+{% endmacro %}
+
+
+{#- The statistics Spark keeps for `column` of `table` (DESCRIBE TABLE EXTENDED t column), as
+    info name -> value: min, max, num_nulls, distinct_count, ... ('NULL' where not analyzed). -#}
+{% macro _sw_column_statistics(table, column) %}
+    {%- set found = {} -%}
+    {%- for row in run_query('describe table extended ' ~ table ~ ' ' ~ spark_windows._sw_column_name(column)).rows -%}
+        {%- do found.update({row[0] | string | trim: row[1] | string | trim}) -%}
+    {%- endfor -%}
+    {{ return(found) }}
+{% endmacro %}
+
+
+{#- `text` as a whole number, none when it is none or not one ('NULL'). -#}
+{% macro _sw_whole_number(text) %}
+    {{ return(text | int if text is not none and modules.re.fullmatch('[0-9]+', text) else none) }}
+{% endmacro %}
+
+
+{#- Microseconds from `low` to `high`, a time column's min and max as DESCRIBE prints them
+    ('2024-03-01 08:00:00.000000 +0000', or a date), to the second; none when either is not such
+    a time ('NULL': not analyzed). -#}
+{% macro _sw_statistics_span_us(low, high) %}
+    {%- set times = [] -%}
+    {%- for text in [low, high] -%}
+        {%- set parsed = modules.re.match('([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[ T]([0-9]{2}:[0-9]{2}:[0-9]{2}))?', text or '') -%}
+        {%- if parsed -%}
+            {%- do times.append(modules.datetime.datetime.strptime(parsed.group(1) ~ ' ' ~ (parsed.group(2) or '00:00:00'), '%Y-%m-%d %H:%M:%S')) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if times | length < 2 -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return([(times[1] - times[0]).total_seconds() | int * 1000000, 0] | max) }}
+{% endmacro %}
