@@ -112,10 +112,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fnmatch
 import itertools
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import sys
@@ -179,12 +181,14 @@ RATIOS += [(name + TWO_PHASE, tumble) for name, tumble in RATIOS if name in TWO_
 
 
 # Few windows per row: hop sliding every 30 minutes with a size of 2, 3, 6, 12 and 60 slides, each
-# aggregate set in every plan window_aggregate can take (its default; its pane plan in two phases;
-# the row-copy plan, the hop macro then GROUP BY; Spark's window() expansion), beside the
-# 30-minute tumble of the same aggregates: which plan is fastest on each shape
-# (`--keys`/`--days` set the rows per key and slide)
+# aggregate set in every plan window_aggregate can take (its default; its pane plan in one phase
+# and in two; the row-copy plan, the hop macro then GROUP BY; Spark's window() expansion), beside
+# the 30-minute tumble of the same aggregates: which plan is fastest on each shape
+# (`--keys`/`--days` set the rows per key and slide). The plans that copy rows run up to
+# FEW_COPY_RATIOS windows per row: beyond, they cost that many times the rows.
 FEW_SLIDE = "30 minutes"
 FEW_RATIOS = [2, 3, 6, 12, 60]
+FEW_COPY_RATIOS = [2, 3, 6]
 FEW_AGGREGATES = {
     "sum": AGGREGATES,
     "all": ALL_MERGEABLE,
@@ -192,7 +196,7 @@ FEW_AGGREGATES = {
     "hll": {"users": "hll_sketch_estimate(hll_sketch_agg(u))"},
     "kll": {"median_v": KLL_MEDIAN},
 }
-FEW_PLANS = ["default", "two_phase", "row_copy", "spark_window"]
+FEW_PLANS = ["default", "one_phase", "two_phase", "row_copy", "spark_window"]
 
 
 def few_name(plan: str, ratio: int, aggregates: str) -> str:
@@ -283,7 +287,10 @@ def few_windows_specs(renderer: MacroRenderer) -> dict[str, dict]:
             hop = {"type": "hop", "slide": FEW_SLIDE, "size": size}
             tvf = render(renderer, "hop", "{source}", "ts", FEW_SLIDE, size)
             specs[few_name("default", ratio, label)] = wa_case(hop, aggregates)
-            specs[few_name("two_phase", ratio, label)] = {**wa_case(hop, aggregates), "agg_phase_strategy": "two_phase"}
+            for plan in ("one_phase", "two_phase"):
+                specs[few_name(plan, ratio, label)] = {**wa_case(hop, aggregates), "plan": plan}
+            if ratio not in FEW_COPY_RATIOS:
+                continue
             specs[few_name("row_copy", ratio, label)] = {
                 "sql": f"select k, window_start, window_end, {grouped} from {tvf} group by k, window_start, window_end"
             }
@@ -474,7 +481,7 @@ def write_csv_copies(spark, args, events: int, view: str) -> Path:
     return target
 
 
-def report(spark, args, events, names, timings, medians) -> None:
+def report(spark, args, events, names, timings, medians, chosen=None) -> None:
     """The timings as a markdown table, after the settings of the Spark session that ran them
     (bench.py's own, or with --dbt the session of dbt's local target)."""
     base = medians.get("wa_tumble_1m")
@@ -498,37 +505,42 @@ def report(spark, args, events, names, timings, medians) -> None:
         print("\n| case | x case |\n|---|---:|")
         for case, base_case in pairs:
             print(f"| {case} | {medians[case] / medians[base_case]:.2f} x {base_case} |")
-    report_few_windows(args, events, medians)
+    report_few_windows(args, events, medians, chosen or {})
     sys.stdout.flush()
 
 
-def report_few_windows(args, events, medians) -> None:
+def report_few_windows(args, events, medians, chosen) -> None:
     """The few-windows cases that ran: per shape (windows per row, aggregates) each plan's median,
-    the fastest, and the default's time over the fastest's and over the tumble's."""
+    the plan the default took (`chosen`: case -> (plan, why) from its compiled SQL), the fastest,
+    and the default's time over the fastest's and over the tumble's."""
     rows = []
     for label, ratio in itertools.product(FEW_AGGREGATES, FEW_RATIOS):
         times = {plan: medians.get(few_name(plan, ratio, label)) for plan in FEW_PLANS}
         if times["default"] is None:
             continue
-        ran = {plan: value for plan, value in times.items() if value is not None}
-        fastest = min(ran, key=ran.get)
+        ran = {plan: value for plan, value in times.items() if value is not None and plan != "default"}
+        fastest = min(ran, key=ran.get) if ran else "default"
+        best = ran.get(fastest, times["default"])
         tumble = medians.get(few_name("default", 1, label))
         cells = " | ".join("-" if times[plan] is None else f"{times[plan]:.2f}" for plan in FEW_PLANS)
+        plan, why = chosen.get(few_name("default", ratio, label)) or ("-", "")
         versus_tumble = f"{times['default'] / tumble:.2f}" if tumble else "-"
         rows.append(
-            f"| {ratio} | {label} | {cells} | {fastest} | {times['default'] / ran[fastest]:.2f} | {versus_tumble} |"
+            f"| {ratio} | {label} | {cells} | {plan} ({why}) | {fastest} | {times['default'] / best:.2f} "
+            f"| {versus_tumble} |"
         )
     if rows:
         per_slide = events / (args.keys * args.days * 48)
         print(
-            f"\nfew windows per row (hop sliding every {FEW_SLIDE}; {per_slide:,.1f} rows per key and slide), median s:"
+            f"\nfew windows per row (hop sliding every {FEW_SLIDE}; {per_slide:,.1f} rows per key and slide; "
+            f"{'statistics kept' if args.statistics else 'no statistics'}), median s:"
         )
         print(
             "| windows per row | aggregates | "
             + " | ".join(FEW_PLANS)
-            + " | fastest | default / fastest | default / tumble |"
+            + " | default took | fastest other | default / fastest | default / tumble |"
         )
-        print("|---:|---|" + "---:|" * len(FEW_PLANS) + "---|---:|---:|")
+        print("|---:|---|" + "---:|" * len(FEW_PLANS) + "---|---|---:|---:|")
         print("\n".join(rows))
 
 
@@ -561,16 +573,23 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
         view = generate(spark, shape, events)
         table = f"spark_windows.{view}"
         spark.sql(f"create table {table} using parquet location '{events_path(shape, events)}'")
+        if args.statistics:
+            # what window_aggregate reads to choose between one phase and two
+            spark.sql(f"analyze table {table} compute statistics for columns ts, k")
         for name in ("person", "auction", "bid"):
             spark.table(f"{view}_{name}").write.saveAsTable(f"{table}_{name}")
+        chosen = {}
 
-        def timed(name, table=table):
+        def timed(name, table=table, chosen=chosen):
             variables = {
                 "spark_windows_bench": True,
                 "spark_windows_bench_source": table,
                 "spark_windows_bench_case": specs[name],
             }
             result = run_dbt(["run", "--select", "bench_window_case", "--vars", json.dumps(variables)])
+            # the plan window_aggregate took, as the compiled SQL names it
+            named = re.search(r"window_aggregate plan: (\w+) \(([^)]*)\)", result.result.results[0].node.compiled_code)
+            chosen[name] = named.groups() if named else None
             return result.result.results[0].execution_time
 
         for name in names:  # warm-up
@@ -581,7 +600,7 @@ def dbt_models(args, renderer: MacroRenderer, names: list[str]) -> int:
                 timings[name].append(timed(name))
         medians = {name: statistics.median(values) for name, values in timings.items()}
         print("\ndbt table models (models/bench/bench_window_case.sql), execution time as dbt reports it:")
-        report(spark, shape, events, names, timings, medians)
+        report(spark, shape, events, names, timings, medians, chosen)
     spark.stop()
     return 0
 
@@ -1442,7 +1461,7 @@ def main(argv=None) -> int:
     parser.add_argument("--null-share", type=float, nargs="+", default=[0.01], help="share of NULL v and u values")
     parser.add_argument("--days", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3, help="timed runs per case (median)")
-    parser.add_argument("--cases", nargs="*", help="only these cases")
+    parser.add_argument("--cases", nargs="*", help="only these cases (shell-style patterns: 'few_*')")
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--shuffle-partitions", type=int, default=8)
     parser.add_argument("--driver-memory", default="4g")
@@ -1519,6 +1538,12 @@ def main(argv=None) -> int:
         "--dbt", action="store_true", help="build each case as a dbt table model instead of writing to noop"
     )
     parser.add_argument(
+        "--no-statistics",
+        dest="statistics",
+        action="store_false",
+        help="with --dbt: leave the events table unanalyzed (window_aggregate then chooses without its row counts)",
+    )
+    parser.add_argument(
         "--csv", action="store_true", help="write CSV copies of the events for scripts/bench_flink.py; time nothing"
     )
     args = parser.parse_args(argv)
@@ -1545,10 +1570,11 @@ def main(argv=None) -> int:
     args.state_dir.mkdir(parents=True, exist_ok=True)
 
     renderer = MacroRenderer()
-    names = args.cases or list(cases(renderer, "v"))
-    unknown = sorted(set(names) - set(cases(renderer, "v")))
+    known = list(cases(renderer, "v"))
+    names = [name for pattern in args.cases or ["*"] for name in known if fnmatch.fnmatchcase(name, pattern)]
+    unknown = [pattern for pattern in args.cases or [] if not fnmatch.filter(known, pattern)]
     if unknown:
-        parser.error(f"unknown cases {unknown}; known: {sorted(cases(renderer, 'v'))}")
+        parser.error(f"unknown cases {unknown}; known: {sorted(known)}")
 
     if args.dbt:
         return dbt_models(args, renderer, names)
