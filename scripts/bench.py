@@ -495,11 +495,13 @@ def report(spark, args, events, names, timings, medians, chosen=None) -> None:
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cpus; "
         f"median of {args.runs} runs after one warm-up"
     )
-    print("| case | median s | runs s | x wa_tumble_1m |\n|---|---:|---|---:|")
+    print("| case | median s | runs s | x wa_tumble_1m | plan taken |\n|---|---:|---|---:|---|")
     for name in names:
         ratio = f"{medians[name] / base:.2f}" if base else "-"
         runs = ", ".join(f"{value:.2f}" for value in timings[name])
-        print(f"| {name} | {medians[name]:.2f} | {runs} | {ratio} |")
+        taken = (chosen or {}).get(name)
+        plan = f"{taken[0]} ({taken[1]})" if taken else ""
+        print(f"| {name} | {medians[name]:.2f} | {runs} | {ratio} | {plan} |")
     pairs = [(case, base_case) for case, base_case in RATIOS if case in medians and base_case in medians]
     if pairs:
         print("\n| case | x case |\n|---|---:|")
