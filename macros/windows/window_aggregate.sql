@@ -37,8 +37,9 @@
             name ~ ": time_zone ('" ~ time_zone ~ "') is for tumble, hop and cumulate windows, which start at wall-clock times; "
             ~ "a session window starts at its first row and lasts until a gap, whatever the zone: leave time_zone out") }}
     {%- endif -%}
-    {#- the statistics are the table's, whatever part of it a batch reads -#}
-    {%- set input = {'relation': relation, 'time_col': time_col, 'keys': keys} -%}
+    {#- the statistics are the table's, whatever part of it a batch reads; a table not built yet
+        (no columns found) has none to read -#}
+    {%- set input = {'relation': relation, 'time_col': time_col, 'keys': keys} if described is not none else none -%}
     {%- if spec.type == 'session' -%}
         {%- do spark_windows._sw_refuse_in_microbatch(name, "a session lasts as long as its rows keep coming, across any batch's edges") -%}
     {%- else -%}

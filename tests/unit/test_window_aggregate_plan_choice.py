@@ -259,3 +259,16 @@ def test_without_statistics_enough_to_tell_the_rows_per_group_panes_are_merged_a
     statistics = {name: value for name, value in statistics.items() if value is not None}
     comment, _ = plan_of(renderer, hop(3), relation=analyzed(statistics))
     assert comment == "/* window_aggregate plan: one_phase (3 windows per row) */"
+
+
+def test_a_table_not_built_yet_is_not_described(renderer):
+    """dbt compiles a model before the table it reads exists (dbt compile, a first build): no
+    DESCRIBE TABLE is sent, which would fail, and the plan is the one chosen without statistics."""
+    quiet = MacroRenderer()
+
+    def refuse(sql):
+        raise AssertionError(f"a query was sent: {sql}")
+
+    quiet.env.globals["run_query"] = refuse
+    sql = quiet.call("window_aggregate", Relation("events", []), "ts", hop(3), ["k"], SUMS)
+    assert sql.split("\n", 1)[0] == "/* window_aggregate plan: one_phase (3 windows per row) */"
