@@ -10,6 +10,12 @@
     {%- if not execute or not spark_windows._sw_is_table(relation) -%}
         {{ return(none) }}
     {%- endif -%}
+    {#- statistics are kept per top-level column: a nested field or an expression has none -#}
+    {%- for column in [time_col] + keys -%}
+        {%- if not modules.re.fullmatch('`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*', column | trim) -%}
+            {{ return(none) }}
+        {%- endif -%}
+    {%- endfor -%}
     {%- set table = spark_windows._sw_unfiltered(relation) -%}
     {%- set rows = spark_windows._sw_table_row_count(table) -%}
     {%- if not rows -%}

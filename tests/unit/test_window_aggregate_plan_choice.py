@@ -272,3 +272,10 @@ def test_a_table_not_built_yet_is_not_described(renderer):
     quiet.env.globals["run_query"] = refuse
     sql = quiet.call("window_aggregate", Relation("events", []), "ts", hop(3), ["k"], SUMS)
     assert sql.split("\n", 1)[0] == "/* window_aggregate plan: one_phase (3 windows per row) */"
+
+
+def test_a_nested_key_has_no_statistics(renderer):
+    """Spark keeps statistics of top-level columns: a struct field's distinct count is unknown."""
+    relation = analyzed(columns=[*EVENTS.columns, ("payload", "struct<id:string>")])
+    sql = renderer.call("window_aggregate", relation, "ts", hop(3), ["payload.id"], SUMS)
+    assert sql.split("\n", 1)[0] == "/* window_aggregate plan: one_phase (3 windows per row) */"
