@@ -121,8 +121,9 @@
       than making panes and merging them two by two. Only aggregates whose type and value are the
       same in every plan qualify: count, min, max, count(distinct), and sum of an integer column
       (a decimal sum keeps another scale, avg adds in double). Counts, sums and extremes copy rows
-      (the row-copy plan); a count(distinct) groups by Spark's window(), which expands the rows in
-      Spark's own plan, unless the statistics show dense groups (two phases).
+      (the row-copy plan), or group by Spark's window(), which expands the rows in Spark's own
+      plan, where the statistics show sparse groups; a count(distinct) groups by Spark's window()
+      unless the statistics show dense groups (two phases).
     - Otherwise the pane plan: in two phases where a group holds at least
       _sw_two_phase_rows_per_group_and_slide() rows per slide (each task's rows are added into
       panes before the shuffle, which then carries a row per group and pane, not per row); in one
@@ -139,12 +140,13 @@
     {%- set distinct = aggs | selectattr('kind', 'equalto', 'count_distinct') | list | length > 0 -%}
     {%- set windows = spec.panes_per_window ~ ' windows per row' if spec.type == 'hop' else 'cumulate' -%}
     {%- set two_rows = spec.type == 'hop' and spec.panes_per_window == 2 and same | length == aggs | length -%}
-    {%- if two_rows and not distinct -%}
-        {{ return({'plan': 'row_copy', 'why': windows}) }}
-    {%- endif -%}
     {%- set density = spark_windows._sw_rows_per_group_and_slide(input['relation'], input['time_col'], input['keys'], spec.pane_us) if input else none -%}
     {%- set known = '; ' ~ ('%.1f' | format(density)) ~ ' rows per group and slide' if density is not none else '' -%}
-    {%- if density is not none and density >= spark_windows._sw_two_phase_rows_per_group_and_slide() -%}
+    {%- set dense = density is not none and density >= spark_windows._sw_two_phase_rows_per_group_and_slide() -%}
+    {%- if two_rows and not distinct -%}
+        {{ return({'plan': 'spark_window' if density is not none and not dense else 'row_copy', 'why': windows ~ known}) }}
+    {%- endif -%}
+    {%- if dense -%}
         {{ return({'plan': 'two_phase', 'why': windows ~ known}) }}
     {%- endif -%}
     {%- if two_rows -%}
