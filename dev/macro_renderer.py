@@ -206,7 +206,7 @@ class _Adapter:
         self._renderer = renderer
         self._type = adapter_type
         self.introspected: list[str] = []  # relations whose columns were looked up, in order
-        self.tables: dict[str, Relation] = {}  # those relations by name, for DESCRIBE TABLE EXTENDED
+        self.tables: dict[str, Relation] = {}  # those relations by name, for DESCRIBE TABLE EXTENDED t c
         # what dbt's relation cache holds, by identifier (a test fills it; empty: nothing listed)
         self.listed: dict[str, SimpleNamespace] = {}
         self.dropped: list[str] = []  # relations dropped through the adapter, in order
@@ -217,10 +217,14 @@ class _Adapter:
     def get_columns_in_relation(self, relation: Relation) -> list:
         self.introspected.append(str(relation))
         self.tables[relation.name] = relation
+        # dbt-spark's columns carry the table's statistics (SparkColumn.table_stats), as it
+        # parses them from Spark's "N bytes, M rows"
+        rows = relation.statistics.get("rows")
+        stats = {"stats:bytes:value": 4096} | ({"stats:rows:value": rows} if rows is not None else {})
         return [
-            SimpleNamespace(name=column, dtype=None)
+            SimpleNamespace(name=column, dtype=None, table_stats=stats)
             if isinstance(column, str)
-            else SimpleNamespace(name=column[0], dtype=column[1])
+            else SimpleNamespace(name=column[0], dtype=column[1], table_stats=stats)
             for column in relation.columns
         ]
 
@@ -257,13 +261,13 @@ def _query_table(sql: str, spark_version: str, expression_types: dict[str, str] 
     (Spark's "4.3.0 <commit>"), DESCRIBE QUERY of one expression over a relation: the type the
     test gives for that expression in `expression_types`, or a day-time interval for any
     expression when the test gives none (a session gap's type, which most tests do not vary), and
-    DESCRIBE TABLE EXTENDED of a table whose columns were looked up (`tables`), or of one of its
-    columns, with the table's statistics."""
+    DESCRIBE TABLE EXTENDED of a column of a table whose columns were looked up (`tables`), with
+    its statistics."""
     if sql.strip().lower() == "select version()":
         return SimpleNamespace(rows=[(f"{spark_version} 0123abc",)])
-    table = re.fullmatch(r"describe table extended (\S+)(?: (\S+))?", sql.strip())
-    if table and table.group(1) in tables:
-        return _described_table(tables[table.group(1)], table.group(2))
+    column = re.fullmatch(r"describe table extended (\S+) (\S+)", sql.strip())
+    if column and column.group(1) in tables:
+        return _described_column(tables[column.group(1)], column.group(2))
     described = re.fullmatch(r"describe query select \((.*)\) as __sw_value from \S+ as __sw_source", sql.strip(), re.S)
     if described and (expression_types is None or described.group(1) in expression_types):
         data_type = "interval day to second" if expression_types is None else expression_types[described.group(1)]
@@ -271,26 +275,16 @@ def _query_table(sql: str, spark_version: str, expression_types: dict[str, str] 
     raise AssertionError(f"a macro ran a query while compiling: {sql}")
 
 
-def _described_table(relation: Relation, column: str | None):
-    """DESCRIBE TABLE EXTENDED's rows as Spark prints them: of the table (its columns, then its
-    details, with a `Statistics` row of its size and, once analyzed, its row count), or of one
-    column (info name, value; 'NULL' where not analyzed)."""
-    statistics = relation.statistics
+def _described_column(relation: Relation, column: str):
+    """DESCRIBE TABLE EXTENDED's rows of one column of a table, as Spark prints them: info name,
+    value ('NULL' where not analyzed)."""
+    name = column.strip("`")
     types = {c: None for c in relation.columns if isinstance(c, str)} | dict(
         c for c in relation.columns if not isinstance(c, str)
     )
-    if column is None:
-        rows = [(name, data_type, None) for name, data_type in types.items()]
-        rows += [("", "", ""), ("# Detailed Table Information", "", ""), ("Table", relation.identifier, "")]
-        rows.append(
-            ("Statistics", f"4096 bytes, {statistics['rows']} rows" if "rows" in statistics else "4096 bytes", "")
-        )
-        return SimpleNamespace(rows=rows)
-    name = column.strip("`")
-    data_type = types[name]
-    found = {"col_name": name, "data_type": data_type, "comment": "NULL"}
+    found = {"col_name": name, "data_type": types[name], "comment": "NULL"}
     for info in ["min", "max", "num_nulls", "distinct_count", "avg_col_len", "max_col_len", "histogram"]:
-        found[info] = statistics.get(name, {}).get(info, "NULL")
+        found[info] = relation.statistics.get(name, {}).get(info, "NULL")
     return SimpleNamespace(rows=list(found.items()))
 
 

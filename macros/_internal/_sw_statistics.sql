@@ -1,12 +1,13 @@
 {#- How many rows `relation` holds per group and slide, by Spark's statistics of the table, for
     windows that slide every `slide_us`: rows / (groups x slides), none when any of it is unknown
     (a query, a CTE, a table never analyzed). `analyze table t compute statistics for columns
-    <time_col>, <key>, ...` keeps what it takes: the row count, the time column's min and max (the
-    slides: the span over slide_us, plus one) and each key's distinct count (the groups: their
-    product, at most the rows; an upper bound where keys go together, so the figure is never
-    larger than the data's). 0 rows counts as unknown (what CREATE TABLE AS SELECT leaves). One
-    DESCRIBE a table without a row count, two plus one a key otherwise, when the model compiles. -#}
-{% macro _sw_rows_per_group_and_slide(relation, time_col, keys, slide_us) %}
+    <time_col>, <key>, ...` keeps what it takes: the row count (`rows`, which the adapter found
+    with the table's columns: _sw_describe_with_rows), the time column's min and max (the slides: the
+    span over slide_us, plus one) and each key's distinct count (the groups: their product, at
+    most the rows; an upper bound where keys go together, so the figure is never larger than the
+    data's). No query without a row count (0, what CREATE TABLE AS SELECT leaves, counts as
+    none); else one DESCRIBE for the time column and one a key, when the model compiles. -#}
+{% macro _sw_rows_per_group_and_slide(relation, time_col, keys, slide_us, rows) %}
     {%- if not execute or not spark_windows._sw_is_table(relation) -%}
         {{ return(none) }}
     {%- endif -%}
@@ -16,11 +17,10 @@
             {{ return(none) }}
         {%- endif -%}
     {%- endfor -%}
-    {%- set table = spark_windows._sw_unfiltered(relation) -%}
-    {%- set rows = spark_windows._sw_table_row_count(table) -%}
     {%- if not rows -%}
         {{ return(none) }}
     {%- endif -%}
+    {%- set table = spark_windows._sw_unfiltered(relation) -%}
     {%- set time = spark_windows._sw_column_statistics(table, time_col) -%}
     {%- set span_us = spark_windows._sw_statistics_span_us(time.get('min'), time.get('max')) -%}
     {%- if span_us is none -%}
@@ -39,21 +39,6 @@
     {%- endfor -%}
     {%- set slides = span_us // slide_us + 1 -%}
     {{ return(rows / ([groups.n, rows] | min * slides)) }}
-{% endmacro %}
-
-
-{#- The row count Spark keeps for `table` (DESCRIBE TABLE EXTENDED's `Statistics` row, "N bytes,
-    M rows"), none when it keeps none (never analyzed, or analyzed with NOSCAN). A table that
-    CREATE TABLE AS SELECT made shows 0 rows until it is analyzed. -#}
-{% macro _sw_table_row_count(table) %}
-    {%- set found = namespace(rows=none) -%}
-    {%- for row in run_query('describe table extended ' ~ table).rows -%}
-        {%- set counted = modules.re.fullmatch('[0-9]+ bytes, ([0-9]+) rows', row[1] | string | trim) -%}
-        {%- if (row[0] | string | trim) == 'Statistics' and counted -%}
-            {%- set found.rows = counted.group(1) | int -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(found.rows) }}
 {% endmacro %}
 
 

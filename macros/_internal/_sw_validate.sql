@@ -153,15 +153,26 @@
     ephemeral model) that exists in the warehouse. None otherwise: a string (a CTE, a query), or
     while dbt parses the project. -#}
 {% macro _sw_describe(relation) %}
+    {{ return(spark_windows._sw_describe_with_rows(relation).columns) }}
+{% endmacro %}
+
+
+{#- What the adapter finds of `relation` (see _sw_describe), in one lookup: {columns: its (name,
+    type) pairs or none, rows: the row count Spark keeps for the table or none}. dbt-spark reads
+    the row count with the columns (`table_stats`, from the `Statistics` row of DESCRIBE TABLE
+    EXTENDED or of SHOW TABLE EXTENDED): it is there once the table is analyzed, and 0 where
+    CREATE TABLE AS SELECT made the table and nothing analyzed it since. -#}
+{% macro _sw_describe_with_rows(relation) %}
     {%- if not execute or not spark_windows._sw_is_table(relation) -%}
-        {{ return(none) }}
+        {{ return({'columns': none, 'rows': none}) }}
     {%- endif -%}
     {%- set columns = adapter.get_columns_in_relation(spark_windows._sw_unfiltered(relation)) -%}
     {%- set described = [] -%}
     {%- for column in columns -%}
         {%- do described.append((column.name, (column.dtype or '') | lower)) -%}
     {%- endfor -%}
-    {{ return(described if described else none) }}
+    {%- set stats = (columns[0].table_stats if columns and columns[0].table_stats is defined else none) or {} -%}
+    {{ return({'columns': described if described else none, 'rows': stats.get('stats:rows:value') or none}) }}
 {% endmacro %}
 
 

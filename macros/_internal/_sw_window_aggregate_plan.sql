@@ -67,7 +67,7 @@
 {#- What window_aggregate does for `spec` and `aggs`: {plan, why}. `plan` (the analyst's, which
     wins) or `agg_phase_strategy` ('one_phase' or 'two_phase': the pane plan in one or two
     phases) name it; else it is chosen from what is known when the model compiles (`why` says
-    what; `types`: the input's column types, where known; `input`: {relation, time_col, keys},
+    what; `types`: the input's column types, where known; `input`: {relation, time_col, keys, rows},
     whose statistics are read where the choice needs them). Tumbling windows and sessions have
     one plan each (why empty). -#}
 {% macro _sw_window_aggregate_choice(spec, aggs, agg_phase_strategy, plan, macro_name, types={}, input=none) %}
@@ -140,7 +140,7 @@
     {%- set distinct = aggs | selectattr('kind', 'equalto', 'count_distinct') | list | length > 0 -%}
     {%- set windows = spec.panes_per_window ~ ' windows per row' if spec.type == 'hop' else 'cumulate' -%}
     {%- set two_rows = spec.type == 'hop' and spec.panes_per_window == 2 and same | length == aggs | length -%}
-    {%- set density = spark_windows._sw_rows_per_group_and_slide(input['relation'], input['time_col'], input['keys'], spec.pane_us) if input else none -%}
+    {%- set density = spark_windows._sw_rows_per_group_and_slide(input['relation'], input['time_col'], input['keys'], spec.pane_us, input['rows']) if input else none -%}
     {%- set known = '; ' ~ ('%.1f' | format(density)) ~ ' rows per group and slide' if density is not none else '' -%}
     {%- set dense = density is not none and density >= spark_windows._sw_two_phase_rows_per_group_and_slide() -%}
     {%- if two_rows and not distinct -%}

@@ -27,7 +27,8 @@
         {%- do spark_windows._sw_require_expression(agg.sql, name, "aggregate '" ~ agg.name ~ "'",
             "one aggregate call such as 'sum(car_count)' or 'count(*)'") -%}
     {%- endfor -%}
-    {%- set described = spark_windows._sw_describe(relation) -%}
+    {%- set table = spark_windows._sw_describe_with_rows(relation) -%}
+    {%- set described = table.columns -%}
     {%- set columns = spark_windows._sw_relation_columns(relation, name, {'time_col': time_col}, described) -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, [time_col], name, 'time_col') -%}
     {%- do spark_windows._sw_require_known_columns(relation, columns, keys, name, 'group_by') -%}
@@ -39,7 +40,7 @@
     {%- endif -%}
     {#- the statistics are the table's, whatever part of it a batch reads; a table not built yet
         (no columns found) has none to read -#}
-    {%- set input = {'relation': relation, 'time_col': time_col, 'keys': keys} if described is not none else none -%}
+    {%- set input = {'relation': relation, 'time_col': time_col, 'keys': keys, 'rows': table.rows} if described is not none else none -%}
     {%- if spec.type == 'session' -%}
         {%- do spark_windows._sw_refuse_in_microbatch(name, "a session lasts as long as its rows keep coming, across any batch's edges") -%}
     {%- else -%}

@@ -36,14 +36,28 @@ def table(spark, warehouse):
 
 
 def renderer_on(spark) -> MacroRenderer:
-    """The project's macros, whose run_query sends its query to the test session."""
+    """The project's macros, whose run_query sends its query to the test session, and whose
+    adapter finds a table's columns with the table's statistics as dbt-spark does: the
+    `Statistics` row of DESCRIBE TABLE EXTENDED, parsed by dbt-spark's SparkColumn."""
+    from dbt.adapters.spark.column import SparkColumn
+
+    def rows(sql):
+        return [tuple(r) for r in spark.sql(sql).collect()]
+
+    def columns(relation):
+        described = rows(f"describe table extended {relation}")
+        stats = SparkColumn.convert_table_stats(next((r[1] for r in described if r[0] == "Statistics"), None))
+        names = [r for r in described[: [r[0] for r in described].index("")]]
+        return [SimpleNamespace(name=name, dtype=data_type, table_stats=stats) for name, data_type, _ in names]
+
     renderer = MacroRenderer()
-    renderer.env.globals["run_query"] = lambda sql: SimpleNamespace(rows=[tuple(r) for r in spark.sql(sql).collect()])
+    renderer.env.globals["run_query"] = lambda sql: SimpleNamespace(rows=rows(sql))
+    renderer.env.globals["adapter"].get_columns_in_relation = columns
     return renderer
 
 
 def plan_comment(spark, table: str, keys: list[str]) -> str:
-    relation = Relation(table, [("k", "string"), ("v", "int"), ("ts", "timestamp")])
+    relation = Relation(table)  # its columns and statistics: from Spark
     sql = renderer_on(spark).call("window_aggregate", relation, "ts", HOP, keys, SUMS)
     return sql.split("\n", 1)[0]
 

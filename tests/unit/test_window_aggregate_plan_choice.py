@@ -267,16 +267,26 @@ def test_without_statistics_enough_to_tell_the_rows_per_group_panes_are_merged_a
     assert comment == "/* window_aggregate plan: one_phase (3 windows per row) */"
 
 
-def test_a_table_not_built_yet_is_not_described(renderer):
-    """dbt compiles a model before the table it reads exists (dbt compile, a first build): no
-    DESCRIBE TABLE is sent, which would fail, and the plan is the one chosen without statistics."""
+@pytest.mark.parametrize(
+    "relation",
+    [
+        # dbt compiles a model before the table it reads exists (dbt compile, a first build): a
+        # DESCRIBE would fail
+        Relation("events", []),
+        # the row count comes with the columns dbt-spark looks up: none, nothing more to read
+        EVENTS,
+        Relation("events", EVENTS.columns, statistics={"rows": 0}),
+    ],
+)
+def test_a_table_without_a_row_count_is_not_described(relation):
+    """No query is sent, and the plan is the one chosen without statistics."""
     quiet = MacroRenderer()
 
     def refuse(sql):
         raise AssertionError(f"a query was sent: {sql}")
 
     quiet.env.globals["run_query"] = refuse
-    sql = quiet.call("window_aggregate", Relation("events", []), "ts", hop(3), ["k"], SUMS)
+    sql = quiet.call("window_aggregate", relation, "ts", hop(3), ["k"], SUMS)
     assert sql.split("\n", 1)[0] == "/* window_aggregate plan: one_phase (3 windows per row) */"
 
 
