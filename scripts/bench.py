@@ -292,12 +292,12 @@ def few_windows_specs(renderer: MacroRenderer) -> dict[str, dict]:
         for ratio in FEW_RATIOS:
             size = f"{30 * ratio} minutes"
             hop = {"type": "hop", "slide": FEW_SLIDE, "size": size}
-            tvf = render(renderer, "hop", "{source}", "ts", FEW_SLIDE, size)
             specs[few_name("default", ratio, label)] = wa_case(hop, aggregates)
             for plan in ("one_phase", "two_phase"):
                 specs[few_name(plan, ratio, label)] = {**wa_case(hop, aggregates), "plan": plan}
             if ratio not in FEW_COPY_RATIOS:
                 continue
+            tvf = render(renderer, "hop", "{source}", "ts", FEW_SLIDE, size)
             specs[few_name("row_copy", ratio, label)] = {
                 "sql": f"select k, window_start, window_end, {grouped} from {tvf} group by k, window_start, window_end"
             }
